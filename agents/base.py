@@ -1,0 +1,65 @@
+"""The agent interface: an observation (with its action mask) in, an action out.
+
+Every agent can sit in any seat of ``commerce_env.env``.  ``act`` receives the
+observation dict of the AEC env and, optionally, the live engine state
+(``env.unwrapped.game``).  Agents must not read hidden cards from that state:
+it is there for agents that need the public facts in a convenient form, and
+for search agents, which may only clone it and re-deal what they cannot see.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from commerce_env.engine.base import Game
+from commerce_env.rules import Rules
+
+
+class Agent:
+    """Base class: override :meth:`act`; :meth:`reset` and :meth:`observe` are optional hooks."""
+
+    name = "agent"
+
+    def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
+        """A new match begins; the agent sits in ``seat``."""
+
+    def observe(self, seat: int, text: str) -> None:
+        """Another player (or this one) took the public action ``text``."""
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions: the floor every other agent must clear."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        return int(legal[self.rng.randrange(legal.size)])
+
+
+AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+
+
+def make_agent(name: str, **kwargs: Any) -> Agent:
+    """A built-in agent by name (``random``, ...)."""
+    try:
+        factory = AGENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}") from None
+    return factory(**kwargs)

@@ -1,0 +1,290 @@
+"""The PettingZoo AEC environment ``commerce_v0`` over the engine.
+
+Agents are ``player_0`` ... in seat order (seats run clockwise, play passes
+left, R3.1).  An episode is one match (R4.5).  Every variant shares one
+action table of 27 actions (see :mod:`commerce_env.engine.actions`):
+
+====== =========================================== ==========================
+number text                                        when
+====== =========================================== ==========================
+0      ``knock``                                   R5.2, R5.4, R6.3
+1      ``stand``                                   R5.6, R8.2
+2      ``continue``                                R5.6
+3      ``pass``                                    R6.3, R8.2, R8.3
+4      ``decline``                                 R7.2
+5, 6   ``take_widow``, ``keep_hand``               R6.2
+7, 8   ``buy_horse``, ``no_horse``                 R9.4
+9-11   ``ready_money <hand card 0-2>``             R5.3
+12-14  ``offer <hand card 0-2>``                   R5.4, R7.2
+15-17  ``give <hand card 0-2>``                    R5.4, R7.2
+18-26  ``exchange <hand card i> <table card j>``   R6.3, R8.2 (18 + 3i + j)
+====== =========================================== ==========================
+
+A hand is kept sorted (low to high, clubs before diamonds, hearts, spades
+within a rank); table cards keep their places.  ``decode_action`` and
+``encode_action`` translate to and from R12's canonical texts.
+
+The observation is ``{"observation": float32 vector, "action_mask": int8
+vector of 27}``; the vector's sections are in :func:`commerce_env.observation.layout`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import observation as obs
+from .cards import CARDS
+from .engine import IllegalActionError, new_game
+from .engine import actions as A
+from .engine.base import Game
+from .rules import Rules, load_rules, make_rules
+
+RESET_OPTIONS = ("deck", "decks", "dealer")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+
+def _rules_from(variant: str | None, config: Any, options: dict[str, Any]) -> tuple[Rules, dict]:
+    if config is None:
+        return make_rules(variant or "trade_barter", **options), {}
+    rules, extra = load_rules(config)
+    if variant is not None and variant != rules.variant:
+        raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")
+    if options:
+        merged = {k: v for k, v in rules.options().items() if k != "variant"}
+        merged.update(options)
+        rules = make_rules(rules.variant, **merged)
+    return rules, extra
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Commerce as a PettingZoo AEC env; see the module docstring."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "commerce_v0",
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, variant: str | None = None, num_players: int | None = None,
+                 render_mode: str | None = None, config: Any = None,
+                 illegal_action: str = "raise", **options: Any):
+        super().__init__()
+        self.rules, extra = _rules_from(variant, config, options)
+        if num_players is None:
+            num_players = extra.get("num_players", 4)
+        self.rules.check_players(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi or None")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from raise, terminate")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.num_players = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        size = obs.observation_size(num_players)
+        observation_space = spaces.Dict({
+            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
+        })
+        action_space = spaces.Discrete(A.NUM_ACTIONS)
+        self.observation_spaces = {a: observation_space for a in self.possible_agents}
+        self.action_spaces = {a: action_space for a in self.possible_agents}
+        self.state_space = spaces.Box(low=-np.inf, high=np.inf, shape=(obs.state_size(num_players),),
+                                      dtype=np.float32)
+        self._rng = random.Random()
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        unknown = [key for key in options if key not in RESET_OPTIONS]
+        if unknown:  # PettingZoo's api_test passes options of its own: warn, don't fail
+            import gymnasium
+
+            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: {', '.join(RESET_OPTIONS)}")
+        if "deck" in options and "decks" in options:
+            raise ValueError("give either 'deck' or 'decks' in reset options, not both")
+        decks = options.get("decks")
+        if "deck" in options:
+            decks = [options["deck"]]
+        if decks is not None and (isinstance(decks, str) or not isinstance(decks, (list, tuple))):
+            raise ValueError(f"reset option 'decks' must be a list of packs, got {decks!r}")
+        dealer = options.get("dealer", 0)
+        rng = random.Random(seed) if seed is not None else self._rng
+        game = new_game(self.rules, self.num_players, decks=decks, dealer=dealer, rng=rng)
+        # Only now that everything is valid does the env change (bad input changes nothing).
+        self._rng = rng
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_game()
+        seat = self._seat_of(agent)
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        if seat == game.current_player:
+            mask[game.legal_actions()] = 1
+        return {"observation": obs.encode(game, seat), "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        return self.observe(agent or self.agent_selection)["action_mask"]
+
+    def state(self) -> np.ndarray:
+        """The full state (all hands) for centralised critics."""
+        return obs.encode_state(self._require_game())
+
+    # --------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            self._was_dead_step(action)
+            return
+        game = self._require_game()
+        if game.is_over():
+            raise ValueError("the match is over: step(None) for each agent, then reset()")
+        try:
+            game.apply(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._terminate_illegal(agent)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        rewards = game.take_rewards()
+        self.rewards = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
+        if game.is_over():
+            self.terminations = dict.fromkeys(self.agents, True)
+            returns = game.returns()
+            for a in self.agents:
+                self.infos[a] = {"returns": returns[self._seat[a]], "losers": [
+                    self.possible_agents[s] for s in game.match_losers]}
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """PettingZoo's convention: the offender gets -1 and the episode ends."""
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.possible_agents}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos[agent] = {"illegal_action": True}
+        self.game.over = True
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------ actions
+    def encode_action(self, text: str, agent: str | None = None) -> int:
+        """The action number of a canonical text (R12) for ``agent`` now."""
+        game = self._require_game()
+        return game.action_from_text(text, self._seat_of(agent or self.agent_selection))
+
+    def decode_action(self, action: int, agent: str | None = None) -> str:
+        """The canonical text (R12) of an action number for ``agent`` now."""
+        game = self._require_game()
+        if isinstance(action, np.integer):
+            action = int(action)
+        return game.action_text(action, self._seat_of(agent or self.agent_selection))
+
+    def legal_actions(self) -> list[int]:
+        return list(self._require_game().legal_actions())
+
+    @property
+    def history(self) -> list[tuple[str, str]]:
+        """``(agent, text)`` of every action taken in this match, in order."""
+        game = self._require_game()
+        return [(self.possible_agents[s], text) for s, text in game.history_texts()]
+
+    # ------------------------------------------------------------- render
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_text(self._require_game(), self.possible_agents)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------ helpers
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the env")
+        return self.game
+
+    def _seat_of(self, agent: str) -> int:
+        try:
+            return self._seat[agent]
+        except KeyError:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}") from None
+
+
+def render_text(game: Game, names: list[str]) -> str:
+    """A readable table of the game: hands of the player to act, face-up cards, counters."""
+    def cards(seq: list[int]) -> str:
+        return " ".join(CARDS[c].symbol() for c in seq) or "-"
+
+    rules = game.rules
+    lines = [f"Commerce: {rules.variant}, deal {game.deals_dealt}, round {game.rounds_done + 1}, "
+             f"phase {game.phase}, pool {game.pool}"]
+    if game.table:
+        lines.append(f"table: {cards(game.table)}")
+    if rules.variant == "trade_barter":
+        lines.append(f"stock: {len(game.stock)} cards")
+    money = rules.variant == "pool"
+    lines.append(f"{'':2}{'player':<10}{'lives' if rules.has_lives else 'counters':>9}"
+                 + (f"{'money':>7}" if money else "") + "  hand")
+    for seat, name in enumerate(names):
+        marks = ("D" if seat == game.dealer else " ") + (">" if seat == game.current_player else " ")
+        status = "out" if game.out[seat] else ""
+        if seat == game.current_player and game.sees_own_hand(seat):
+            hand = cards(game.hands[seat])
+        elif game.hands[seat]:
+            hand = "[hidden]"
+        else:
+            hand = "-"
+        lines.append(f"{marks}{name:<10}{game.counters[seat]:>9}"
+                     + (f"{game.money[seat]:>7}" if money else "") + f"  {hand} {status}".rstrip())
+    if game.is_over():
+        lines.append("match over; returns: " + ", ".join(
+            f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+    else:
+        lines.append(f"to act: {names[game.current_player]}; legal: " + ", ".join(
+            game.action_text(a) for a in game.legal_actions()))
+    return "\n".join(lines)
+
+
+def env(variant: str | None = None, num_players: int | None = None, render_mode: str | None = None,
+        config: Any = None, illegal_action: str = "raise", **options: Any) -> AECEnv:
+    """``commerce_v0`` with PettingZoo's standard wrappers (order enforcing)."""
+    environment: AECEnv = raw_env(variant=variant, num_players=num_players, render_mode=render_mode,
+                                  config=config, illegal_action=illegal_action, **options)
+    if illegal_action == "terminate":
+        environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment

@@ -1,0 +1,454 @@
+"""The shared game state machine: seating, dealing, turns, counters, matches.
+
+A :class:`Game` is one match (R4.5) of one variant.  Subclasses (one per
+variant, each a small state machine) say what a deal's decisions are and how
+its showdown is paid; this class does everything they share: seats and the
+dealer's rotation (R3.1-R3.2), antes and the pool (R4), dealing (R1.5), turn
+order with the round cap (R4.4), players going out (R4.6), the match's end,
+rewards, what each player has seen (R11), clone and the history.
+
+The engine knows nothing of PettingZoo, Gymnasium or torch.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from collections.abc import Sequence
+
+from ..cards import CARDS, format_cards, make_pack, parse_pack
+from ..hands import hand_key
+from ..rules import UNTIL_OUT, Rules
+from . import actions as A
+from .settlement import best_hands, divide, worst_hand
+
+# Phases of a decision.
+ACT = "act"  # a player's own turn
+REPLY = "reply"  # the left neighbour answers an offer (R5.4, R7.2)
+STAND_CHOICE = "stand_choice"  # stand or continue after a trade (R5.6)
+WIDOW_CHOICE = "widow_choice"  # the widow dealer's blind choice (R6.2)
+LAST_EXCHANGE = "last_exchange"  # the old game's last exchanges (R8.3)
+HORSE = "horse"  # pool commerce: buy a horse or not (R9.4)
+OVER = "over"
+PHASES = (ACT, REPLY, STAND_CHOICE, WIDOW_CHOICE, LAST_EXCHANGE, HORSE, OVER)
+
+STARTING_LIVES = 3  # R6.1, R7.1, R9.2
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now; the state is unchanged."""
+
+
+class Game:
+    """One match of a variant; subclasses fill in the deal's decisions."""
+
+    variant = ""
+    antes = True  # R4.2: each player in the deal antes one
+    has_table = False  # three cards dealt face up / to the widow (R1.5)
+
+    def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
+                 decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
+                 rng: random.Random | None = None):
+        if rules.variant != self.variant:
+            raise ValueError(f"rules are for {rules.variant!r}, not {self.variant!r}")
+        rules.check_players(num_players)
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < num_players:
+            raise ValueError(f"dealer must be a seat from 0 to {num_players - 1}, got {dealer!r}")
+        self.rules = rules
+        self.num_players = num_players
+        self.combinations = rules.combinations
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.pack = make_pack(rules.deck_size)
+        self.decks = [parse_pack(d, rules.deck_size) for d in (decks or [])]
+        needed = 3 * num_players + (3 if self.has_table else 0)
+        if needed > rules.deck_size:
+            raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
+        self._start_match(dealer)
+
+    # ----------------------------------------------------------------- match
+    def _start_match(self, dealer: int) -> None:
+        n = self.num_players
+        lives = STARTING_LIVES if self.rules.has_lives else 0
+        self.counters = [lives] * n  # money, or lives (widow, My Ship Sails, pool)
+        self.money = [0] * n  # pool commerce only: money apart from lives (R4.1)
+        self.pool = 0
+        self.out = [False] * n
+        self.deals_played = 0  # deals that count toward `deals` (R4.5)
+        self.deals_dealt = 0
+        self.dealer = dealer
+        self.history: list[tuple[int, str, tuple[int, ...]]] = []
+        self.over = False
+        self.match_losers: list[int] = []
+        self.pending_rewards = [0.0] * n
+        self.total_rewards = [0.0] * n
+        self._paid = [self.balance(s) for s in range(n)]  # pool: before the entry (R9.5)
+        self._begin_match()
+        self._start_deal()
+
+    def _begin_match(self) -> None:
+        """Hook: a variant's one-off payments at the start of a match (R9.2)."""
+
+    def balance(self, seat: int) -> int:
+        """What rewards count: counters, or money in pool commerce (R4.1)."""
+        return self.counters[seat]
+
+    def total_value(self) -> int:
+        """Counters (or money) of all players plus the pool: constant (R4.3)."""
+        return sum(self.balance(s) for s in range(self.num_players)) + self.pool
+
+    # ------------------------------------------------------------------ deal
+    def _next_pack(self) -> Sequence[int]:
+        index = self.deals_dealt
+        if index < len(self.decks):
+            return self.decks[index]
+        pack = list(self.pack)
+        self.rng.shuffle(pack)
+        return pack
+
+    def _start_deal(self) -> None:
+        n = self.num_players
+        dealer = self.dealer
+        # R3.1: order of play from the eldest (dealer's left) to the dealer.
+        self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
+        self.position = {s: i for i, s in enumerate(self.order)}
+        pack = self._next_pack()
+        self.deals_dealt += 1
+        m = len(self.order)
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        for i, seat in enumerate(self.order):  # R1.5: one at a time, eldest first
+            self.hands[seat] = sorted(pack[i:3 * m:m])
+        top = 3 * m
+        if self.has_table:
+            self.table = list(pack[top:top + 3])
+            top += 3
+        else:
+            self.table = []
+        self.stock = list(reversed(pack[top:]))  # stock[-1] is the top card
+        self.discards: list[int] = []
+        if self.antes:
+            for seat in self.order:
+                self.counters[seat] -= 1
+                self.pool += 1
+        self.rounds_done = 0
+        self.shown = False  # the hands are shown (end of the deal)
+        self.last_kind = [-1] * n  # the last action kind of each player in this deal
+        self.gave: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (card, to seat) R11
+        self.discarded: list[list[int]] = [[] for _ in range(n)]
+        self.phase = ACT
+        self.to_act: int | None = self.order[0]
+        self._legal_cache: list[int] | None = None
+        self.deal_start = len(self.history)
+        self._begin_deal()
+
+    def _begin_deal(self) -> None:
+        """Hook: the variant's first decision of a deal."""
+        raise NotImplementedError
+
+    @property
+    def eldest(self) -> int:
+        return self.order[0]
+
+    def left_of(self, seat: int) -> int:
+        """The next player in the deal to the left (R3.1)."""
+        order = self.order
+        return order[(self.position[seat] + 1) % len(order)]
+
+    def can_act(self, seat: int) -> bool:
+        """Whether ``seat`` still takes turns in this deal (the old game drops players)."""
+        return True
+
+    def _next_turn(self, seat: int) -> None:
+        """Pass play left from ``seat``; after ``max_rounds`` rounds show hands (R4.4)."""
+        order, pos = self.order, self.position[seat]
+        m = len(order)
+        for step in range(1, m + 1):
+            q = (pos + step) % m
+            if self.can_act(order[q]):
+                break
+        else:
+            self._showdown()
+            return
+        if q <= pos:  # play went round past the dealer: a round is complete
+            self.rounds_done += 1
+            if self.rounds_done >= self.rules.max_rounds:
+                self._showdown()
+                return
+        self.phase = ACT
+        self.to_act = order[q]
+
+    # --------------------------------------------------------------- actions
+    @property
+    def current_player(self) -> int | None:
+        """The seat to decide now, or ``None`` when the match is over."""
+        return self.to_act
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> list[int]:
+        """Legal action numbers for the player to act, ascending."""
+        if self._legal_cache is None:
+            self._legal_cache = [] if self.over else list(self._legal())
+        return self._legal_cache
+
+    def _legal(self) -> list[int]:
+        raise NotImplementedError
+
+    def apply(self, action: int) -> None:
+        """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
+        legal = self.legal_actions()
+        if isinstance(action, bool):
+            self._refuse(action, legal)
+        try:
+            action = operator.index(action)
+        except TypeError:
+            raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
+        if action not in legal:
+            self._refuse(action, legal)
+        seat = self.to_act
+        self._legal_cache = None
+        self.last_kind[seat] = A.KIND_INDEX[A.action_kind(action)]
+        self._record(seat, action)
+        self._step(seat, action)
+
+    def _refuse(self, action: object, legal: list[int]) -> None:
+        if self.over:
+            raise IllegalActionError(f"action {action!r}: the match is over; call reset() for a new one")
+        texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
+        what = action
+        if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
+            what = f"{action} ({A.describe_action(action)})"
+        raise IllegalActionError(f"illegal action {what} for seat {self.to_act} "
+                                 f"in phase {self.phase!r}; legal: {texts}")
+
+    def _record(self, seat: int, action: int) -> None:
+        self.history.append((seat, A.action_kind(action), self.action_cards(action, seat)))
+
+    def _step(self, seat: int, action: int) -> None:
+        raise NotImplementedError
+
+    def action_cards(self, action: int, seat: int | None = None) -> tuple[int, ...]:
+        """The cards an action names, in the current state."""
+        seat = self.to_act if seat is None else seat
+        if action < A.READY_MONEY:
+            return ()
+        if action < A.EXCHANGE:
+            return (self.hands[seat][(action - A.READY_MONEY) % 3],)
+        own, table = divmod(action - A.EXCHANGE, 3)
+        return (self.hands[seat][own], self.table[table])
+
+    def action_text(self, action: int, seat: int | None = None) -> str:
+        """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``."""
+        if not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
+            raise ValueError(f"action {action!r} is not a number from 0 to {A.NUM_ACTIONS - 1}")
+        kind = A.action_kind(action)
+        if action < A.READY_MONEY:
+            return kind
+        seat = self.to_act if seat is None else seat
+        if seat is None or len(self.hands[seat]) < 3 or (kind == "exchange" and len(self.table) < 3):
+            raise ValueError(f"action {action} ({A.describe_action(action)}) names no card now")
+        return " ".join([kind, format_cards(self.action_cards(action, seat))])
+
+    def action_from_text(self, text: str, seat: int | None = None) -> int:
+        """The action number of a canonical text for ``seat`` in the current state."""
+        if not isinstance(text, str):
+            raise TypeError(f"an action text must be a string, got {text!r}")
+        words = text.strip().split()
+        if not words:
+            raise ValueError("empty action text")
+        verb = words[0].lower()
+        seat = self.to_act if seat is None else seat
+        if verb in A.SIMPLE_ACTIONS and len(words) == 1:
+            return A.SIMPLE_ACTIONS[verb]
+        from ..cards import parse_card
+
+        def slot(cards: list[int], token: str, where: str) -> int:
+            card = parse_card(token)
+            if card not in cards:
+                raise ValueError(f"action {text!r}: {card} is not in {where}")
+            return cards.index(card)
+
+        hand = self.hands[seat] if seat is not None else []
+        if verb in A.CARD_VERBS and len(words) == 2:
+            return A.CARD_VERBS[verb] + slot(hand, words[1], f"the hand of seat {seat}")
+        if verb == "exchange" and len(words) == 3:
+            return A.EXCHANGE + 3 * slot(hand, words[1], f"the hand of seat {seat}") + slot(
+                self.table, words[2], "the table")
+        raise ValueError(f"unknown action text {text!r}")
+
+    # ------------------------------------------------------------ settlement
+    def hand_value(self, seat: int) -> int:
+        """A hand's R2 key (My Ship Sails overrides with R7.4)."""
+        return hand_key(self.hands[seat], self.combinations)
+
+    def _showdown(self) -> None:
+        """The hands are shown; the variant pays, then the deal ends."""
+        self.shown = True
+        values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
+        self.values = values
+        self._settle(values)
+        self._end_deal(counted=True)
+
+    def _settle(self, values: list[int]) -> None:
+        """Hook: the variant's payments at the showdown."""
+        raise NotImplementedError
+
+    def winners(self, values: Sequence[int]) -> list[int]:
+        return best_hands(values, self.order, self.rules.tie_break)
+
+    def worst(self, values: Sequence[int], among: Sequence[int] | None = None) -> int:
+        return worst_hand(values, self.order, self.rules.tie_break, among)
+
+    def _pay_pool(self, winners: Sequence[int]) -> None:
+        """The pool to the winner, or divided among ``split`` winners (R3.5)."""
+        for seat, amount in divide(self.pool, winners, self.order).items():
+            self.counters[seat] += amount
+        self.pool = 0
+
+    def _transfer(self, payer: int, payee: int, amount: int = 1) -> None:
+        self.counters[payer] -= amount
+        self.counters[payee] += amount
+
+    def _end_deal(self, counted: bool) -> None:
+        """After a deal's payments: players out, the match's end, the next deal."""
+        self.to_act = None
+        if counted:
+            self.deals_played += 1
+        newly_out = []
+        if self.rules.has_lives:
+            for seat in self.order:
+                if self.counters[seat] <= 0 and not self.out[seat]:
+                    self.out[seat] = True
+                    newly_out.append(seat)
+        self._pay_rewards()
+        self._after_deal(newly_out)
+
+    def _after_deal(self, newly_out: list[int]) -> None:
+        """Hook: decide the match's end (R6.5, R7.5, R9.5) or deal again."""
+        if self._own_end(newly_out) or self._deals_reached():
+            self._end_match()
+        else:
+            self._deal_next()
+
+    def _own_end(self, newly_out: list[int]) -> bool:
+        """R6.5 / R7.5 `match_end`; sets the losers of the outcome reward."""
+        if not self.rules.has_lives:
+            return False
+        if self.rules.match_end == "whiskey":
+            if newly_out:
+                self.match_losers = [self.worst(self.values, among=newly_out)]
+                return True
+            return False
+        in_game = [s for s in range(self.num_players) if not self.out[s]]
+        if len(in_game) <= 1:
+            self.match_losers = [s for s in range(self.num_players) if s not in in_game]
+            return True
+        return False
+
+    def _deals_reached(self) -> bool:
+        deals = self.rules.deals
+        return deals != UNTIL_OUT and self.deals_played >= deals
+
+    def _deal_next(self) -> None:
+        """R3.2 / R4.5: the deal passes left to the next player still in the game."""
+        n = self.num_players
+        seat = self.dealer
+        for _ in range(n):
+            seat = (seat + 1) % n
+            if not self.out[seat]:
+                break
+        self.dealer = seat
+        self._start_deal()
+
+    def _end_match(self) -> None:
+        self.over = True
+        self.phase = OVER
+        self.to_act = None
+        self._legal_cache = []
+        if not self.match_losers:
+            balances = [self.balance(s) for s in range(self.num_players)]
+            lowest = min(balances)
+            if lowest != max(balances):
+                self.match_losers = [s for s in range(self.num_players) if balances[s] == lowest]
+        self._pay_rewards()
+        if self.rules.reward == "outcome" and self.match_losers:
+            losers = self.match_losers
+            others = [s for s in range(self.num_players) if s not in losers]
+            for s in losers:
+                self._add_reward(s, -1.0 / len(losers))
+            for s in others:
+                self._add_reward(s, 1.0 / len(others))
+
+    def _pay_rewards(self) -> None:
+        """Counter rewards: each player's net change since the last payment."""
+        if self.rules.reward != "counters":
+            return
+        for seat in range(self.num_players):
+            now = self.balance(seat)
+            if now != self._paid[seat]:
+                self._add_reward(seat, float(now - self._paid[seat]))
+                self._paid[seat] = now
+
+    def _add_reward(self, seat: int, amount: float) -> None:
+        self.pending_rewards[seat] += amount
+        self.total_rewards[seat] += amount
+
+    def take_rewards(self) -> list[float]:
+        """Rewards earned since the last call (the env pays them on a step)."""
+        rewards = self.pending_rewards
+        self.pending_rewards = [0.0] * self.num_players
+        return rewards
+
+    def returns(self) -> list[float]:
+        """Total rewards of the match so far, per seat."""
+        return list(self.total_rewards)
+
+    # ------------------------------------------------------------- knowledge
+    def sees_own_hand(self, seat: int) -> bool:
+        """R11: a player sees his own cards (the widow dealer's blind choice aside)."""
+        return True
+
+    def history_texts(self) -> list[tuple[int, str]]:
+        """The match's actions as ``(seat, canonical text)``."""
+        return [(seat, kind if not cards else f"{kind} {format_cards(cards)}")
+                for seat, kind, cards in self.history]
+
+    def clone(self) -> Game:
+        """An independent copy (for search): mutable parts copied, cards shared."""
+        new = object.__new__(type(self))
+        state = self.__dict__.copy()
+        for name in ("counters", "money", "out", "pending_rewards", "total_rewards", "_paid",
+                     "table", "stock", "discards", "last_kind", "order", "history", "match_losers"):
+            state[name] = list(state[name])
+        state["hands"] = [list(h) for h in self.hands]
+        state["gave"] = [list(g) for g in self.gave]
+        state["discarded"] = [list(d) for d in self.discarded]
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        state["rng"] = rng
+        self._clone_extra(state)
+        new.__dict__ = state
+        return new
+
+    def _clone_extra(self, state: dict) -> None:
+        """Hook: copy a variant's own mutable state."""
+
+    def where_are_cards(self) -> dict[int, str]:
+        """Every card of the pack and where it is: for invariant checks."""
+        places: dict[int, str] = {}
+
+        def put(card: int, place: str) -> None:
+            if card in places:
+                raise AssertionError(f"card {CARDS[card]} is both in {places[card]} and {place}")
+            places[card] = place
+
+        for seat, hand in enumerate(self.hands):
+            for c in hand:
+                put(c, f"hand {seat}")
+        for c in self.table:
+            put(c, "table")
+        for c in self.stock:
+            put(c, "stock")
+        for c in self.discards:
+            put(c, "discards")
+        return places

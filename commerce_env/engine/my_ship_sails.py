@@ -1,0 +1,58 @@
+"""My Ship Sails, or My Bird Sings (RULES.md R7)."""
+
+from __future__ import annotations
+
+from ..hands import is_ship, ship_key
+from . import actions as A
+from .base import ACT, REPLY, Game
+
+_ACT = [A.DECLINE] + [A.OFFER + i for i in range(3)]
+_REPLY = [A.GIVE + i for i in range(3)]
+
+
+class MyShipSails(Game):
+    """R7: blind exchanges to the left until someone's ship sails (a flush)."""
+
+    variant = "my_ship_sails"
+
+    def hand_value(self, seat: int) -> int:
+        return ship_key(self.hands[seat])  # R7.4
+
+    def _begin_deal(self) -> None:
+        self.offer: tuple[int, int] | None = None
+        if any(is_ship(self.hands[s]) for s in self.order):  # R7.3: a dealt flush
+            self.shown = True
+            self.values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
+            self._settle(self.values)
+            self._end_deal(counted=False)  # R4.5: settled before any decision
+
+    def _legal(self) -> list[int]:
+        return _ACT if self.phase == ACT else _REPLY
+
+    def _step(self, seat: int, action: int) -> None:
+        if action == A.DECLINE:
+            self._next_turn(seat)
+        elif action < A.GIVE:  # R7.2: offer one card to the left neighbour
+            self.offer = (seat, self.hands[seat][action - A.OFFER])
+            self.phase = REPLY
+            self.to_act = self.left_of(seat)
+        else:  # the neighbour must give one, chosen before seeing the offer
+            trader, offered = self.offer
+            self.offer = None
+            given = self.hands[seat][action - A.GIVE]
+            mine, theirs = self.hands[trader], self.hands[seat]
+            mine.remove(offered)
+            theirs.remove(given)
+            mine.append(given)
+            theirs.append(offered)
+            mine.sort()
+            theirs.sort()
+            self.gave[trader].append((offered, seat))
+            self.gave[seat].append((given, trader))
+            if is_ship(mine) or is_ship(theirs):  # R7.3: declared at once
+                self._showdown()
+            else:
+                self._next_turn(trader)
+
+    def _settle(self, values: list[int]) -> None:
+        self._pay_pool(self.winners(values))  # R7.4

@@ -1,0 +1,77 @@
+"""Pool commerce (RULES.md R9): the old game played for a pool, with lives."""
+
+from __future__ import annotations
+
+from . import actions as A
+from .base import HORSE
+from .old_game import OldGame
+from .settlement import divide
+
+_HORSE = [A.BUY_HORSE, A.NO_HORSE]
+
+
+class PoolCommerce(OldGame):
+    """R9: entry into the pool, a payout per deal, a life lost by the worst hand."""
+
+    variant = "pool"
+
+    def _begin_match(self) -> None:
+        entry = self.rules.entry  # R9.2: once, at the start of the match
+        for seat in range(self.num_players):
+            self.money[seat] -= entry
+            self.pool += entry
+        self.horse_offered = False
+
+    def balance(self, seat: int) -> int:
+        return self.money[seat]  # R9.5: rewards are net money
+
+    def _legal(self) -> list[int]:
+        return _HORSE if self.phase == HORSE else super()._legal()
+
+    def _step(self, seat: int, action: int) -> None:
+        if self.phase != HORSE:
+            super()._step(seat, action)
+            return
+        if action == A.BUY_HORSE:  # R9.4: one counter for the horse price
+            self.money[seat] -= self.rules.horse_price
+            self.pool += self.rules.horse_price
+            self.counters[seat] += 1
+            self.out[seat] = False
+        self._check_end()
+
+    def _settle(self, values: list[int]) -> None:
+        """R9.3: the winners take the payout while the pool lasts; the worst loses a life."""
+        for winner in self.winners(values):  # in order from the dealer's left
+            amount = min(self.rules.payout, self.pool)
+            self.money[winner] += amount
+            self.pool -= amount
+        self.counters[self.worst(values)] -= 1
+
+    def _after_deal(self, newly_out: list[int]) -> None:
+        if newly_out and not self.horse_offered:  # R9.4: before R9.5 is checked
+            self.horse_offered = True
+            self.phase = HORSE
+            self.to_act = newly_out[0]
+            return
+        self._check_end()
+
+    def _check_end(self) -> None:
+        """R9.5: the last player with counters takes the pool; or `deals` divides it."""
+        holders = [s for s in range(self.num_players) if not self.out[s]]
+        if len(holders) <= 1:
+            if holders:
+                self.money[holders[0]] += self.pool
+                self.pool = 0
+            self.match_losers = [s for s in range(self.num_players) if s not in holders]
+            self._end_match()
+        elif self._deals_reached():
+            order = [s for s in ((self.dealer + k) % self.num_players
+                                 for k in range(1, self.num_players + 1)) if s in holders]
+            for seat, amount in divide(self.pool, holders, order).items():
+                self.money[seat] += amount
+            self.pool = 0
+            self._end_match()
+        else:
+            self._deal_next()
+
+

@@ -1,0 +1,109 @@
+"""Trade and barter (RULES.md R5): Foster's game without a widow, Peel's modern game."""
+
+from __future__ import annotations
+
+from . import actions as A
+from .base import ACT, REPLY, STAND_CHOICE, Game
+
+_SLOTS = (0, 1, 2)
+_OFFERS = [A.OFFER + i for i in _SLOTS]
+_ACT_WITH_STOCK = [A.KNOCK] + [A.READY_MONEY + i for i in _SLOTS] + _OFFERS
+_ACT_NO_STOCK = [A.KNOCK] + _OFFERS
+_REPLY = [A.KNOCK] + [A.GIVE + i for i in _SLOTS]
+_STAND_CHOICE = [A.STAND, A.CONTINUE]
+_COMBINATIONS_WITH_PENALTY = {"tricon", "sequence", "flush", "pair"}
+
+
+class TradeBarter(Game):
+    """R5: trade for ready money, barter with the left neighbour, or knock."""
+
+    variant = "trade_barter"
+
+    def _begin_deal(self) -> None:
+        self.offer: tuple[int, int] | None = None  # (trader, offered card), face down
+
+    def _legal(self) -> list[int]:
+        if self.phase == ACT:
+            return _ACT_WITH_STOCK if self.stock else _ACT_NO_STOCK  # R5.3: no empty stock
+        if self.phase == REPLY:
+            return _REPLY
+        return _STAND_CHOICE
+
+    def _step(self, seat: int, action: int) -> None:
+        if action == A.KNOCK:  # R5.5 (also the neighbour's answer to a barter, R5.4)
+            self.offer = None
+            self._showdown()
+        elif action < A.OFFER:  # R5.3 ready money
+            hand = self.hands[seat]
+            card = hand.pop(action - A.READY_MONEY)
+            self.discarded[seat].append(card)
+            if self.rules.discard == "bottom":
+                self.stock.insert(0, card)
+            else:
+                self.discards.append(card)
+            hand.append(self.stock.pop())
+            hand.sort()
+            if seat != self.dealer:
+                self._transfer(seat, self.dealer)
+            self._after_trade(seat)
+        elif action < A.GIVE:  # R5.4 barter: offer face down to the left
+            self.offer = (seat, self.hands[seat][action - A.OFFER])
+            self.phase = REPLY
+            self.to_act = self.left_of(seat)
+        elif action < A.EXCHANGE:  # the neighbour gives a card, chosen blind
+            trader, offered = self.offer
+            self.offer = None
+            given = self.hands[seat][action - A.GIVE]
+            self._swap(trader, offered, seat, given)
+            self._after_trade(trader)
+        elif action == A.STAND:  # R5.6
+            self._showdown()
+        else:  # continue
+            self._next_turn(seat)
+
+    def _swap(self, trader: int, offered: int, neighbour: int, given: int) -> None:
+        mine, theirs = self.hands[trader], self.hands[neighbour]
+        mine.remove(offered)
+        theirs.remove(given)
+        mine.append(given)
+        theirs.append(offered)
+        mine.sort()
+        theirs.sort()
+        self.gave[trader].append((offered, neighbour))
+        self.gave[neighbour].append((given, trader))
+
+    def _after_trade(self, trader: int) -> None:
+        if self.rules.stand_after_trade:
+            self.phase = STAND_CHOICE
+            self.to_act = trader
+        else:
+            self._next_turn(trader)
+
+    def _settle(self, values: list[int]) -> None:
+        winners = self.winners(values)
+        self._pay_pool(winners)  # R5.7
+        self._dealer_pays(values, winners)
+
+    def _dealer_pays(self, values: list[int], winners: list[int]) -> None:
+        """R5.8 (and R10.2): the dealer's payments after the showdown."""
+        mode, dealer = self.rules.dealer_pays, self.dealer
+        others = [s for s in self.order if s != dealer]
+        if mode == "foster":
+            if dealer in winners:
+                return
+            category = values[dealer] // 1000
+            same = category == values[winners[0]] // 1000 and category != 0  # 0: none
+            for seat in others if same else winners:
+                self._transfer(dealer, seat)
+        elif mode in ("peel_each", "peel_better"):
+            from ..hands import CATEGORIES
+
+            if CATEGORIES[values[dealer] // 1000] not in _COMBINATIONS_WITH_PENALTY:
+                return
+            better = [s for s in others if values[s] > values[dealer]]
+            if better:
+                for seat in others if mode == "peel_each" else better:
+                    self._transfer(dealer, seat)
+
+    def _clone_extra(self, state: dict) -> None:
+        pass  # offer is an immutable tuple

@@ -1,0 +1,60 @@
+"""Commerce with a widow (RULES.md R6): Foster's three-card whiskey poker."""
+
+from __future__ import annotations
+
+from . import actions as A
+from .base import ACT, WIDOW_CHOICE, Game
+
+_EXCHANGES = [A.EXCHANGE + i for i in range(9)]
+_WITH_PASS = [A.KNOCK, A.PASS] + _EXCHANGES
+_WITHOUT_PASS = [A.KNOCK] + _EXCHANGES
+_WIDOW_CHOICE = [A.TAKE_WIDOW, A.KEEP_HAND]
+
+
+def exchange_with_table(game: Game, seat: int, action: int) -> None:
+    """R6.3 / R8.2: a hand card goes face up in the taken table card's place."""
+    own, slot = divmod(action - A.EXCHANGE, 3)
+    hand = game.hands[seat]
+    hand[own], game.table[slot] = game.table[slot], hand[own]
+    hand.sort()
+
+
+class Widow(Game):
+    """R6: lives, the dealer's blind choice, exchanges with the face-up widow."""
+
+    variant = "widow"
+    has_table = True
+
+    def _begin_deal(self) -> None:
+        self.phase = WIDOW_CHOICE  # R6.2: no turn (R4.4)
+        self.to_act = self.dealer
+
+    def _legal(self) -> list[int]:
+        if self.phase == WIDOW_CHOICE:
+            return _WIDOW_CHOICE
+        return _WITH_PASS if self.rules.allow_pass else _WITHOUT_PASS
+
+    def sees_own_hand(self, seat: int) -> bool:
+        return not (self.phase == WIDOW_CHOICE and seat == self.dealer)
+
+    def _step(self, seat: int, action: int) -> None:
+        if action == A.TAKE_WIDOW:  # his unseen hand becomes the new widow
+            hand = self.hands[seat]
+            self.hands[seat], self.table = sorted(self.table), list(hand)
+            self._first_turn()
+        elif action == A.KEEP_HAND:
+            self._first_turn()
+        elif action == A.KNOCK:  # R6.4
+            self._showdown()
+        elif action == A.PASS:  # R6.3 allow_pass
+            self._next_turn(seat)
+        else:
+            exchange_with_table(self, seat, action)
+            self._next_turn(seat)
+
+    def _first_turn(self) -> None:
+        self.phase = ACT
+        self.to_act = self.eldest
+
+    def _settle(self, values: list[int]) -> None:
+        self._pay_pool(self.winners(values))  # R6.4: no dealer payments

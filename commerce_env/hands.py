@@ -1,0 +1,200 @@
+"""Three-card hands and their order (RULES.md R2).
+
+Every hand value is a small int key ``category * 1000 + tie-break``; a higher
+key is a better hand and equal keys tie (R2.6).  Keys for every ordered triple
+of the 52 cards are precomputed once per set of combinations (numpy, a few ms),
+so evaluating a hand is one list lookup and a batch is one fancy index.  The
+32-card pack needs no table of its own: its only difference, that A 2 3 is no
+sequence (R2.2), cannot arise without a 2 and a 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import total_ordering
+
+import numpy as np
+
+from .cards import RANK_PIPS, parse_cards
+
+CATEGORIES = ("none", "point", "pair", "flush", "sequence", "tricon")
+"""Categories from worst to best; the index is the category's rank (R2)."""
+COMBINATIONS = ("tricon", "sequence", "flush", "pair", "point")
+ALWAYS_COUNTED = frozenset({"tricon", "sequence", "point"})
+OPTIONAL = ("flush", "pair")
+_PIPS = np.array(RANK_PIPS, dtype=np.int64)
+
+
+def normalize_combinations(combinations: Iterable[str] | str | None) -> frozenset[str]:
+    """The set of counted combinations; tricon, sequence and point always count (R2)."""
+    if combinations is None:
+        return frozenset(COMBINATIONS)
+    if isinstance(combinations, str):
+        combinations = combinations.replace(",", " ").split()
+    try:
+        names = [str(name).strip().lower() for name in combinations]
+    except TypeError:
+        raise TypeError(f"combinations must be a list of names, got {combinations!r}") from None
+    for name in names:
+        if name not in COMBINATIONS:
+            raise ValueError(f"unknown combination {name!r}; choose from {', '.join(COMBINATIONS)}")
+    return frozenset(names) | ALWAYS_COUNTED
+
+
+def _table_index(combinations: frozenset[str]) -> int:
+    return ("flush" in combinations) * 2 + ("pair" in combinations)
+
+
+def hand_keys(cards: np.ndarray, flush: bool, pair: bool) -> np.ndarray:
+    """Vectorised R2 keys for an ``(N, 3)`` int array of cards (0..51)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    ranks, suits = cards >> 2, cards & 3
+    pips = _PIPS[ranks]
+    low, mid, high = np.sort(ranks, axis=1).T
+    s0, s1, s2 = suits.T
+    p0, p1, p2 = pips.T
+
+    one_suit = (s0 == s1) & (s1 == s2)
+    tricon = (low == high)
+    run = (mid == low + 1) & (high == mid + 1)
+    ace_low = (low == 0) & (mid == 1) & (high == 12)  # A 2 3 (R2.2)
+    sequence = one_suit & (run | ace_low)
+    sequence_top = np.where(ace_low, 1, high)
+    is_pair = ~tricon & ((low == mid) | (mid == high))
+    odd = np.where(low == mid, high, low)
+
+    # R2.5 point: pips of the longest suit group of two or three cards.
+    pair01, pair02, pair12 = s0 == s1, s0 == s2, s1 == s2
+    point_pips = np.select(
+        [one_suit, pair01, pair02, pair12], [p0 + p1 + p2, p0 + p1, p0 + p2, p1 + p2], 0
+    )
+    has_point = one_suit | pair01 | pair02 | pair12
+    point_key = np.where(has_point, 1000 + point_pips * 2 + one_suit, 0)
+
+    key = point_key
+    if pair:
+        key = np.where(is_pair, 2000 + mid * 13 + odd, key)
+    if flush:
+        key = np.where(one_suit, 3000 + p0 + p1 + p2, key)
+    key = np.where(sequence, 4000 + sequence_top, key)
+    key = np.where(tricon, 5000 + high, key)
+    return key
+
+
+def _build_tables() -> list[np.ndarray]:
+    grid = np.indices((52, 52, 52)).reshape(3, -1).T
+    return [hand_keys(grid, flush=bool(i & 2), pair=bool(i & 1)) for i in range(4)]
+
+
+_KEY_ARRAYS: list[np.ndarray] | None = None
+_KEY_LISTS: list[list[int] | None] = [None] * 4
+
+
+def key_array(combinations: frozenset[str]) -> np.ndarray:
+    """The 52**3 table of keys, indexed by ``a * 2704 + b * 52 + c``."""
+    global _KEY_ARRAYS
+    if _KEY_ARRAYS is None:
+        _KEY_ARRAYS = _build_tables()
+    return _KEY_ARRAYS[_table_index(combinations)]
+
+
+def key_list(combinations: frozenset[str]) -> list[int]:
+    """The same table as a Python list: the fastest lookup for one hand."""
+    index = _table_index(combinations)
+    table = _KEY_LISTS[index]
+    if table is None:
+        table = _KEY_LISTS[index] = key_array(combinations).tolist()
+    return table
+
+
+def hand_key(cards: Sequence[int], combinations: frozenset[str]) -> int:
+    """The R2 key of a three-card hand (higher is better, equal ties)."""
+    a, b, c = cards
+    return key_list(combinations)[a * 2704 + b * 52 + c]
+
+
+@total_ordering
+class HandValue:
+    """A hand's value under a set of combinations: totally ordered (R2)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: int):
+        self.key = int(key)
+
+    @property
+    def category(self) -> str:
+        """``tricon``, ``sequence``, ``flush``, ``pair``, ``point`` or ``none``."""
+        return CATEGORIES[self.key // 1000]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HandValue) and self.key == other.key
+
+    def __lt__(self, other: HandValue) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key < other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"HandValue({self.category}, {self.key % 1000})"
+
+
+def _three_cards(cards: Sequence[int] | str) -> tuple[int, int, int]:
+    if isinstance(cards, str):
+        cards = parse_cards(cards)
+    cards = tuple(cards)
+    if len(cards) != 3:
+        raise ValueError(f"a hand has three cards, got {len(cards)}: {cards!r}")
+    if len(set(cards)) != 3:
+        raise ValueError(f"a hand cannot hold the same card twice: {cards!r}")
+    for card in cards:
+        if not isinstance(card, (int, np.integer)) or not 0 <= card < 52:
+            raise ValueError(f"bad card {card!r}")
+    return cards  # type: ignore[return-value]
+
+
+def evaluate(cards: Sequence[int] | str, combinations: Iterable[str] | None = None) -> HandValue:
+    """Value of a three-card hand under ``combinations`` (default: all five, R2)."""
+    return HandValue(hand_key(_three_cards(cards), normalize_combinations(combinations)))
+
+
+def evaluate_batch(hands: np.ndarray, combinations: Iterable[str] | None = None) -> np.ndarray:
+    """Keys (as in :class:`HandValue`) for an ``(N, 3)`` array of card indices."""
+    hands = np.asarray(hands)
+    if hands.ndim != 2 or hands.shape[1] != 3:
+        raise ValueError(f"expected an (N, 3) array of cards, got shape {hands.shape}")
+    if hands.size and (hands.min() < 0 or hands.max() > 51):
+        raise ValueError("card indices must lie in 0..51")
+    table = key_array(normalize_combinations(combinations))
+    hands = hands.astype(np.intp, copy=False)
+    return table[hands[:, 0] * 2704 + hands[:, 1] * 52 + hands[:, 2]]
+
+
+def categories_of(keys: np.ndarray) -> np.ndarray:
+    """Category names for an array of keys."""
+    return np.asarray(CATEGORIES)[np.asarray(keys) // 1000]
+
+
+def ship_key(cards: Sequence[int]) -> int:
+    """My Ship Sails value (R7.4): a three-card flush by pips above any two-card group."""
+    a, b, c = cards
+    sa, sb, sc = a & 3, b & 3, c & 3
+    pa, pb, pc = RANK_PIPS[a >> 2], RANK_PIPS[b >> 2], RANK_PIPS[c >> 2]
+    if sa == sb == sc:
+        return 100 + pa + pb + pc
+    if sa == sb:
+        return pa + pb
+    if sa == sc:
+        return pa + pc
+    if sb == sc:
+        return pb + pc
+    return 0
+
+
+def is_ship(cards: Sequence[int]) -> bool:
+    """A three-card flush, sequences included (R7.3)."""
+    a, b, c = cards
+    return (a & 3) == (b & 3) == (c & 3)
