@@ -262,7 +262,7 @@ def render_text(game: Game, names: list[str]) -> str:
     for seat, name in enumerate(names):
         marks = ("D" if seat == game.dealer else " ") + (">" if seat == game.current_player else " ")
         status = "out" if game.out[seat] else ""
-        if seat == game.current_player and game.sees_own_hand(seat):
+        if game.hands[seat] and (game.shown or (seat == game.current_player and game.sees_own_hand(seat))):
             hand = cards(game.hands[seat])
         elif game.hands[seat]:
             hand = "[hidden]"

@@ -194,6 +194,8 @@ def load_rules(path: str | Path) -> tuple[Rules, dict[str, Any]]:
     variant = data.pop("variant", "trade_barter")
     try:
         rules = make_rules(variant, **data)
+        if "num_players" in extra:
+            rules.check_players(extra["num_players"])
     except (ValueError, TypeError) as error:
         raise ValueError(f"{path}: {error}") from None
     return rules, extra
