@@ -132,9 +132,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[game.current_player]
+        if game.is_over():  # a whole match settled by dealt ships (R7.3): nothing to decide
+            self._finish_match(game)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
         if self.render_mode == "human":
             self.render()
+
+    def _finish_match(self, game: Game) -> None:
+        """Every agent is terminated; the match's returns go into ``infos``."""
+        self.terminations = dict.fromkeys(self.agents, True)
+        returns = game.returns()
+        losers = [self.possible_agents[s] for s in game.match_losers]
+        for a in self.agents:
+            self.infos[a] = {"returns": returns[self._seat[a]], "losers": losers}
+        self.agent_selection = self.agents[0]
 
     # ------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -172,12 +184,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         rewards = game.take_rewards()
         self.rewards = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
         if game.is_over():
-            self.terminations = dict.fromkeys(self.agents, True)
-            returns = game.returns()
-            for a in self.agents:
-                self.infos[a] = {"returns": returns[self._seat[a]], "losers": [
-                    self.possible_agents[s] for s in game.match_losers]}
-            self.agent_selection = self.agents[0]
+            self._finish_match(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
         self._accumulate_rewards()
