@@ -1,0 +1,286 @@
+"""A single-agent Gymnasium view of Commerce: one learner, the other seats played by opponents.
+
+``gymnasium.make("commerce/Commerce-v0", variant=..., num_players=..., opponents=[...])``
+gives :class:`CommerceEnv` (importing this module registers the id; ``import
+commerce_env`` registers it too, lazily, without importing this module's
+dependencies until the env is made).
+
+* The learner sits in one seat per episode (``seat="rotate"``: the next seat
+  each episode; ``"random"``; or a fixed seat number).  Every other seat is
+  played by an opponent drawn per episode from a pool: built-in agents by name
+  (``agents.make_agent``), saved models (``model:<path>``, loaded safely by
+  :func:`agents.learned.load_agent`), and snapshots of the learner added while
+  training (:meth:`CommerceEnv.add_snapshot`, self-play).
+* The observation is the AEC env's vector (:func:`commerce_env.observation.encode`,
+  layout version ``LAYOUT_VERSION``) of the learner's seat; ``action_masks()``
+  gives the legal actions for sb3-contrib's MaskablePPO.
+* The reward of a step is the learner's own change of counters (or its
+  outcome reward, per the rules' ``reward`` option) between two of its
+  decisions, including what the opponents' moves and the settlement pay it;
+  never another seat's reward.
+* An illegal action (the checkers sample unmasked actions) ends the episode
+  with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention), or
+  raises with ``illegal_action="raise"``.  A masked policy never takes one.
+* An episode is one match (R4.5).  A match that ends before the learner has a
+  decision (e.g. the players before him knock at once) gives no learning
+  signal: reset deals a new match in that case (see :meth:`CommerceEnv.reset`).
+  Evaluate agents in the arena, which counts every deal.
+
+This module imports neither torch nor stable-baselines3.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import observation as obs
+from .engine import actions as A
+from .engine import new_game
+from .engine.base import Game
+from .rules import Rules, load_rules, make_rules
+
+ENV_ID = "commerce/Commerce-v0"
+SEAT_MODES = ("rotate", "random")
+RESET_OPTIONS = ("deck", "decks", "dealer", "seat")
+MODEL_PREFIX = "model:"
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
+MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
+
+
+def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None = None) -> Any:
+    """An opponent from a spec: an ``agents.base.Agent``, a built-in name, or ``model:<path>``."""
+    from agents.base import Agent, make_agent
+
+    if isinstance(spec, Agent):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"an opponent is an agent name, 'model:<path>' or an Agent, got {spec!r}")
+    if spec.startswith(MODEL_PREFIX):
+        from agents.learned import load_agent
+
+        return load_agent(spec[len(MODEL_PREFIX):], variant=rules.variant if rules else None,
+                          num_players=num_players)
+    return make_agent(spec)
+
+
+class CommerceEnv(gymnasium.Env):
+    """One learner against a pool of opponents; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, variant: str | None = None, num_players: int | None = None,
+                 opponents: Sequence[Any] = ("random",), opponent_weights: Sequence[float] | None = None,
+                 seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
+                 illegal_action: str = "terminate", render_mode: str | None = None, config: Any = None,
+                 **options: Any):
+        if config is not None:
+            rules, extra = load_rules(config)
+            if variant is not None and variant != rules.variant:
+                raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")
+            if options:
+                merged = {k: v for k, v in rules.options().items() if k != "variant"}
+                merged.update(options)
+                rules = make_rules(rules.variant, **merged)
+            num_players = num_players if num_players is not None else extra.get("num_players", 4)
+        else:
+            rules = make_rules(variant or "trade_barter", **options)
+        num_players = 4 if num_players is None else num_players
+        rules.check_players(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human or None")
+        self._check_seat(seat, num_players)
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence) or not opponents:
+            raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
+        if opponent_weights is not None:
+            weights = [float(w) for w in opponent_weights]
+            if len(weights) != len(opponents) or min(weights) < 0 or sum(weights) <= 0:
+                raise ValueError(f"opponent_weights {list(opponent_weights)!r} must be one non-negative "
+                                 f"weight per opponent ({len(opponents)}), not all zero")
+        if not 0.0 <= float(snapshot_share) <= 1.0:
+            raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
+        if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be a whole number >= 1, got {max_snapshots!r}")
+        self.rules = rules
+        self.num_players = num_players
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.seat_mode = seat
+        self.opponents = [make_opponent(spec, num_players, rules) for spec in opponents]
+        self.opponent_specs = list(opponents)
+        self.opponent_weights = None if opponent_weights is None else [float(w) for w in opponent_weights]
+        self.snapshots: list[Any] = []
+        self.snapshot_paths: list[str] = []
+        self.snapshot_share = float(snapshot_share)
+        self.max_snapshots = max_snapshots
+        size = obs.observation_size(num_players)
+        self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        self._rng = random.Random()
+        self._episode = 0
+        self.game: Game | None = None
+        self.seat = 0
+        self.seat_agents: list[Any] = []
+        self._carry = 0.0
+
+    @staticmethod
+    def _check_seat(seat: int | str, num_players: int) -> None:
+        if isinstance(seat, str):
+            if seat not in SEAT_MODES:
+                raise ValueError(f"bad seat {seat!r}; choose rotate, random or a seat number")
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+            raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
+
+    # ------------------------------------------------------------ opponents
+    def add_snapshot(self, path: str) -> int:
+        """Add a saved learner snapshot to the opponent pool (self-play); returns the pool's size."""
+        from agents.learned import load_agent
+
+        agent = load_agent(path, variant=self.rules.variant, num_players=self.num_players)
+        self.snapshots.append(agent)
+        self.snapshot_paths.append(str(path))
+        if len(self.snapshots) > self.max_snapshots:
+            self.snapshots.pop(0)
+            self.snapshot_paths.pop(0)
+        return len(self.snapshots)
+
+    def _draw_opponent(self) -> Any:
+        if self.snapshots and self._rng.random() < self.snapshot_share:
+            return self._rng.choice(self.snapshots)
+        if self.opponent_weights is None:
+            return self._rng.choice(self.opponents)
+        return self._rng.choices(self.opponents, weights=self.opponent_weights)[0]
+
+    # ----------------------------------------------------------------- API
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (sb3-contrib's MaskablePPO reads this)."""
+        mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+        game = self._require_game()
+        if not game.over and game.current_player == self.seat:
+            mask[game.legal_actions()] = True
+        return mask
+
+    def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        """A new match with the learner's seat and opponents drawn anew.
+
+        ``options``: ``deck``/``decks`` and ``dealer`` as in the AEC env, and
+        ``seat`` to place the learner.  If the match ends before the learner
+        has a decision, another match is dealt (the given packs are then used
+        up and the rest are shuffled); give a deal where the learner acts.
+        """
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = [key for key in options if key not in RESET_OPTIONS]
+        if unknown:
+            raise ValueError(f"unknown reset options {unknown}; known: {', '.join(RESET_OPTIONS)}")
+        if "deck" in options and "decks" in options:
+            raise ValueError("give either 'deck' or 'decks' in reset options, not both")
+        decks = [options["deck"]] if "deck" in options else options.get("decks")
+        seat_option = options.get("seat", self.seat_mode)
+        self._check_seat(seat_option, self.num_players)
+        if seed is not None:
+            self._rng = random.Random(seed)
+            self._episode = 0
+        dealer = options.get("dealer", self._rng.randrange(self.num_players))
+        if seat_option == "rotate":
+            seat = self._episode % self.num_players
+        elif seat_option == "random":
+            seat = self._rng.randrange(self.num_players)
+        else:
+            seat = seat_option
+        game_rng = random.Random(self._rng.getrandbits(64))
+        game = new_game(self.rules, self.num_players, decks=decks, dealer=dealer, rng=game_rng)
+        self._episode += 1
+        self.seat = seat
+        for _ in range(MAX_REDEALS):
+            self.game = game
+            self._seat_opponents()
+            self._carry = self._play_opponents()
+            if not game.over:
+                break
+            game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
+                            rng=random.Random(self._rng.getrandbits(64)))
+        else:
+            raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
+        if self.render_mode == "human":
+            self.render()
+        return obs.encode(game, seat), {"seat": seat}
+
+    def step(self, action: Any):
+        game = self._require_game()
+        if game.over:
+            raise RuntimeError("the episode is over: call reset()")
+        if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
+            raise RuntimeError("it is not the learner's turn")
+        action = int(action)
+        if action not in game.legal_actions() and self.illegal_action == "terminate":
+            game.over = True  # the match is abandoned; the learner is penalised
+            return obs.encode(game, self.seat), ILLEGAL_REWARD, True, False, {
+                "seat": self.seat, "illegal_action": True}
+        game.apply(action)
+        reward = self._carry + self._play_opponents()
+        self._carry = 0.0
+        terminated = game.over
+        info: dict[str, Any] = {"seat": self.seat}
+        if terminated:
+            info["returns"] = game.returns()[self.seat]
+        if self.render_mode == "human":
+            self.render()
+        return obs.encode(game, self.seat), float(reward), terminated, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        from .aec_env import render_text
+
+        names = [("learner" if s == self.seat else f"player_{s}") for s in range(self.num_players)]
+        text = render_text(self._require_game(), names)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    # ------------------------------------------------------------- helpers
+    def _seat_opponents(self) -> None:
+        self.seat_agents = [None] * self.num_players
+        for s in range(self.num_players):
+            if s == self.seat:
+                continue
+            agent = self._draw_opponent()
+            agent.reset(s, self.num_players, self.rules, self._rng.getrandbits(32))
+            self.seat_agents[s] = agent
+
+    def _play_opponents(self) -> float:
+        """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
+        game = self._require_game()
+        while not game.over and game.current_player != self.seat:
+            seat = game.current_player
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            mask[game.legal_actions()] = 1
+            observation = {"observation": obs.encode(game, seat), "action_mask": mask}
+            game.apply(self.seat_agents[seat].act(observation, game))
+        return float(game.take_rewards()[self.seat])
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the env")
+        return self.game
+
+
+def register() -> None:
+    """Register ``commerce/Commerce-v0`` with Gymnasium (idempotent)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="commerce_env.single_agent:CommerceEnv",
+                           disable_env_checker=True)
+
+
+register()
