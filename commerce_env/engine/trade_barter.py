@@ -33,6 +33,10 @@ class TradeBarter(Game):
         if action == A.KNOCK:  # R5.5 (also the neighbour's answer to a barter, R5.4)
             self.offer = None
             self._showdown()
+        elif action == A.STAND:  # R5.6: a knock after his own trade
+            self._showdown()
+        elif action == A.CONTINUE:  # R5.6: play passes left
+            self._next_turn(seat)
         elif action < A.OFFER:  # R5.3 ready money
             hand = self.hands[seat]
             card = hand.pop(action - A.READY_MONEY)
@@ -56,10 +60,6 @@ class TradeBarter(Game):
             given = self.hands[seat][action - A.GIVE]
             self._swap(trader, offered, seat, given)
             self._after_trade(trader)
-        elif action == A.STAND:  # R5.6
-            self._showdown()
-        else:  # continue
-            self._next_turn(seat)
 
     def _swap(self, trader: int, offered: int, neighbour: int, given: int) -> None:
         mine, theirs = self.hands[trader], self.hands[neighbour]
