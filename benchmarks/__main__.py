@@ -1,0 +1,272 @@
+"""``python -m benchmarks`` / ``commerce bench``: speed and memory beside peers.
+
+Sections (``--only`` picks some): ``hands``, ``engine``, ``env``, ``arena``,
+``training``, ``memory``, ``import``.  Each figure is the median of
+``--repeats`` runs of about ``--seconds`` each; runs of ours and of the peer
+take turns, and the ratio is the median of the round-by-round ratios, so that
+load from other processes on a shared machine falls on both alike.  The table
+is printed with rich and written as JSON (``benchmarks/results/latest.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import resources, workloads
+from .timing import interleaved, paired_ratio
+
+SECTIONS = ("hands", "engine", "env", "arena", "training", "memory", "import")
+RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
+ENGINE_TARGET = 100_000  # decisions/s per core (issue 6; DESIGN.md aims at 200,000)
+ENV_TARGET_RATIO = 5.0  # x PettingZoo's leduc_holdem_v4
+MEMORY_TARGET_MB = 50.0
+
+
+@dataclass
+class Row:
+    """One figure of the table; ``ratio`` is ours / peer from the same run."""
+
+    section: str
+    name: str
+    value: float | None
+    unit: str
+    peer: str = ""
+    peer_value: float | None = None
+    ratio: float | None = None
+    target: str = ""
+    met: bool | None = None
+    note: str = ""
+
+
+@dataclass
+class Settings:
+    repeats: int
+    seconds: float
+    episodes: int  # episodes played by the memory measurement
+    import_repeats: int
+
+
+def hands_section(s: Settings) -> list[Row]:
+    runs = {"hand_key": workloads.hand_key_run(), "evaluate": workloads.evaluate_run(),
+            "batched": workloads.batched_run(), "rlcard": workloads.rlcard_hand_run()}
+    series = interleaved(runs, s.repeats, s.seconds)
+    peer, peer_name = series["rlcard"], "RLCard Hand.evaluateHand (7 cards)"
+    rows = [
+        Row("hands", "one at a time: hand_key", series["hand_key"].median, "hands/s", peer_name, peer.median,
+            paired_ratio(series["hand_key"], peer), ">= 1,000,000/s", series["hand_key"].median >= 1e6),
+        Row("hands", "one at a time: evaluate() (validating)", series["evaluate"].median, "hands/s", peer_name,
+            peer.median, paired_ratio(series["evaluate"], peer)),
+        Row("hands", "batched: evaluate_batch (numpy)", series["batched"].median, "hands/s", peer_name, peer.median,
+            paired_ratio(series["batched"], peer), ">= 20,000,000/s", series["batched"].median >= 2e7),
+    ]
+    return rows
+
+
+def engine_section(s: Settings) -> list[Row]:
+    runs: dict[str, Callable] = {v: workloads.EngineRun(v) for v in workloads.VARIANTS}
+    runs["rlcard_leduc"] = peer_run = workloads.RLCardLeducRun()
+    series = interleaved(runs, s.repeats, s.seconds)
+    peer = series["rlcard_leduc"]
+    rows = []
+    for variant in workloads.VARIANTS:
+        ours, run = series[variant], runs[variant]
+        rows.append(Row("engine", f"{variant} ({workloads.NUM_PLAYERS} players): decisions", ours.median,
+                        "decisions/s", "RLCard leduc game (raw)", peer.median, paired_ratio(ours, peer),
+                        f">= {ENGINE_TARGET:,}/s", ours.median >= ENGINE_TARGET))
+        rows.append(Row("engine", f"{variant} ({workloads.NUM_PLAYERS} players): deals", ours.median *
+                        run.deals_per_decision, "deals/s", "RLCard leduc game (raw)",
+                        peer.median * peer_run.deals_per_decision,
+                        paired_ratio(ours, peer) * run.deals_per_decision / peer_run.deals_per_decision))
+    return rows
+
+
+def env_section(s: Settings) -> list[Row]:
+    runs = {"leduc_holdem_v4": workloads.pettingzoo_run("leduc_holdem_v4"),
+            "texas_holdem_v4": workloads.pettingzoo_run("texas_holdem_v4")}
+    runs.update({v: workloads.commerce_env_run(v) for v in workloads.VARIANTS})
+    series = interleaved(runs, s.repeats, s.seconds)
+    leduc = series["leduc_holdem_v4"]
+    rows = [Row("env", "PettingZoo texas_holdem_v4 (peer)", series["texas_holdem_v4"].median, "agent-steps/s",
+                "PettingZoo leduc_holdem_v4", leduc.median, paired_ratio(series["texas_holdem_v4"], leduc))]
+    for variant in workloads.VARIANTS:
+        ratio = paired_ratio(series[variant], leduc)
+        rows.append(Row("env", f"commerce_v0 {variant} ({workloads.NUM_PLAYERS} players)", series[variant].median,
+                        "agent-steps/s", "PettingZoo leduc_holdem_v4", leduc.median, ratio,
+                        f">= {ENV_TARGET_RATIO:g}x leduc", ratio >= ENV_TARGET_RATIO))
+    return rows
+
+
+def _optional(module: str) -> object | None:
+    """A module another helper provides, or None when it is not there (yet)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name and module.startswith(error.name):
+            return None
+        raise
+
+
+def arena_section(s: Settings) -> list[Row]:
+    arena_speed = _optional("benchmarks.arena_speed")
+    if _optional("agents.arena") is None or arena_speed is None:
+        return [Row("arena", "greedy players: deals (1 process / all cores)", None, "deals/s",
+                    note="n/a: agents/arena.py or benchmarks/arena_speed.py is not there")]
+    return arena_speed.benchmark_rows(Row, repeats=s.repeats, seconds=s.seconds)
+
+
+def training_section(s: Settings) -> list[Row]:
+    train_speed = _optional("benchmarks.train_speed")
+    if train_speed is None:
+        return [Row("training", "MaskablePPO env-steps (Foster game)", None, "env-steps/s",
+                    note="n/a: benchmarks/train_speed.py is not there")]
+    return train_speed.benchmark_rows(Row, repeats=s.repeats, seconds=s.seconds)
+
+
+def memory_section(s: Settings) -> list[Row]:
+    ours = resources.commerce_memory(episodes=s.episodes)
+    peer = resources.leduc_memory(episodes=s.episodes)
+
+    def beyond(m: dict) -> float:
+        return (m["peak_kb"] - m["start_kb"]) / 1024
+
+    return [
+        Row("memory", "one env (trade_barter, 4 players): peak RSS beyond the interpreter", beyond(ours), "MB",
+            "PettingZoo leduc_holdem_v4", beyond(peer), beyond(ours) / beyond(peer),
+            f"< {MEMORY_TARGET_MB:g} MB", beyond(ours) < MEMORY_TARGET_MB,
+            note="imports (numpy, gymnasium, pettingzoo) included"),
+        Row("memory", "one env: peak RSS beyond its imports", (ours["peak_kb"] - ours["imported_kb"]) / 1024, "MB",
+            "PettingZoo leduc_holdem_v4", (peer["peak_kb"] - peer["imported_kb"]) / 1024),
+        Row("memory", "one env: tracemalloc peak (env and play only)", ours["traced_peak_bytes"] / 2**20, "MB",
+            "PettingZoo leduc_holdem_v4", peer["traced_peak_bytes"] / 2**20),
+    ]
+
+
+def import_section(s: Settings) -> list[Row]:
+    times = resources.import_times({"core": resources.OURS_IMPORT, "env": resources.OURS_ENV_IMPORT,
+                                    "leduc": resources.LEDUC_IMPORT}, s.import_repeats)
+    peer = times["leduc"]["seconds"]
+    rows = []
+    for name, label in (("core", "import commerce_env"), ("env", "import commerce_env.aec_env (PettingZoo)")):
+        heavy = times[name]["heavy"]
+        rows.append(Row("import", label, times[name]["seconds"] * 1000, "ms", "import pettingzoo leduc_holdem_v4",
+                        peer * 1000, times[name]["seconds"] / peer, "no torch / SB3", not heavy,
+                        note=f"imports {', '.join(heavy)}" if heavy else "imports neither torch nor SB3"))
+    return rows
+
+
+RUNNERS: dict[str, Callable[[Settings], list[Row]]] = {
+    "hands": hands_section, "engine": engine_section, "env": env_section, "arena": arena_section,
+    "training": training_section, "memory": memory_section, "import": import_section,
+}
+
+
+def machine() -> dict:
+    return {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.processor(),
+            "cpus": os.cpu_count(), "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if unit in ("MB", "ms") or abs(value) < 100:
+        return f"{value:,.1f}"
+    return f"{value:,.0f}"
+
+
+def print_table(rows: list[Row], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column, justify in (("section", "left"), ("measure", "left"), ("ours", "right"), ("unit", "left"),
+                            ("peer", "left"), ("peer value", "right"), ("ratio", "right"),
+                            ("target", "left"), ("met", "center")):
+        table.add_column(column, justify=justify)
+    for row in rows:
+        met = "" if row.met is None else ("yes" if row.met else "[red]no[/red]")
+        ratio = "" if row.ratio is None else f"{row.ratio:.2f}x"
+        ours = _number(row.value, row.unit) if row.value is not None else f"n/a ({row.note})"
+        table.add_row(row.section, row.name, ours, row.unit, row.peer, _number(row.peer_value, row.unit) if row.peer
+                      else "", ratio, row.target, met)
+    console = Console()
+    if not console.is_terminal:  # a log file or a pipe: do not squeeze the table into 80 columns
+        console = Console(width=200)
+    console.print(table)
+
+
+def run(sections: list[str], settings: Settings, json_path: Path | None, log: Callable[[str], None] = print) -> dict:
+    """Run ``sections``, print the table, write the JSON; returns what was written."""
+    rows: list[Row] = []
+    started = time.time()
+    for section in sections:
+        log(f"[bench] {section} ...")
+        rows.extend(RUNNERS[section](settings))
+    report = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": " ".join(["python -m benchmarks", *sys.argv[1:]]),
+        "settings": asdict(settings), "machine": machine(), "seconds": round(time.time() - started, 1),
+        "rows": [asdict(r) for r in rows],
+    }
+    print_table(rows, f"commerce-rl benchmarks: medians of {settings.repeats} runs, ratios within this run")
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=2, allow_nan=False, default=_json_default) + "\n")
+        log(f"[bench] wrote {json_path}")
+    return report
+
+
+def _json_default(value: object) -> object:
+    raise TypeError(f"not JSON serialisable: {value!r}")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="fewer and shorter runs (about a minute)")
+    parser.add_argument("--only", action="append", choices=SECTIONS, metavar="SECTION",
+                        help=f"run only this section (repeatable): {', '.join(SECTIONS)}")
+    parser.add_argument("--repeats", type=int, help="runs per figure (default 5, quick 3)")
+    parser.add_argument("--seconds", type=float, help="seconds per run (default 1.0, quick 0.3)")
+    parser.add_argument("--json", type=Path, default=RESULTS, help=f"where to write the JSON (default {RESULTS})")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    repeats = args.repeats or (3 if args.quick else 5)
+    seconds = args.seconds or (0.3 if args.quick else 1.0)
+    if repeats < 1 or seconds <= 0:
+        raise ValueError(f"--repeats must be >= 1 and --seconds > 0, got {repeats} and {seconds}")
+    return Settings(repeats=repeats, seconds=seconds, episodes=50 if args.quick else 200,
+                    import_repeats=3 if args.quick else 5)
+
+
+def command(args: argparse.Namespace) -> int:
+    sections = [s for s in SECTIONS if s in args.only] if args.only else list(SECTIONS)
+    run(sections, settings_from(args), args.json)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``commerce bench`` (see :mod:`training.cli`)."""
+    parser = subparsers.add_parser("bench", help="speed and memory beside PettingZoo / RLCard peers")
+    add_arguments(parser)
+    parser.set_defaults(func=command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return command(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Repeated, interleaved timing: medians of rates and of paired ratios."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Run = Callable[[float], int]
+"""A workload: given a time budget in seconds, do whole units of work and return how many."""
+
+
+@dataclass
+class Series:
+    """Rates (units per second) of one workload over repeated runs."""
+
+    name: str
+    rates: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates) if self.rates else float("nan")
+
+
+def timed(run: Run, seconds: float) -> float:
+    """Units per second of one run of ``run`` within about ``seconds``."""
+    start = time.perf_counter()
+    units = run(seconds)
+    elapsed = time.perf_counter() - start
+    return units / elapsed if elapsed > 0 else float("nan")
+
+
+def interleaved(runs: dict[str, Run], repeats: int, seconds: float) -> dict[str, Series]:
+    """Each workload ``repeats`` times, taking turns round by round, so that a
+    burst of load from other processes falls on all of them alike."""
+    series = {name: Series(name) for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            series[name].rates.append(timed(run, seconds))
+    return series
+
+
+def paired_ratio(ours: Series, peer: Series) -> float:
+    """The median of the round-by-round ratios ``ours / peer``."""
+    ratios = [a / b for a, b in zip(ours.rates, peer.rates, strict=False) if b > 0]
+    return statistics.median(ratios) if ratios else float("nan")
+
+
+def until(seconds: float) -> Callable[[], bool]:
+    """A cheap clock check: true once ``seconds`` have passed since the call."""
+    deadline = time.perf_counter() + seconds
+    clock = time.perf_counter
+    return lambda: clock() >= deadline
