@@ -152,9 +152,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._require_game()
         seat = self._seat_of(agent)
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if seat == game.current_player:
-            mask[game.legal_actions()] = 1
+            mask = _mask_of(game.legal_actions())
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         return {"observation": obs.encode(game, seat), "action_mask": mask}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
@@ -182,7 +183,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             return
         self._cumulative_rewards[agent] = 0.0
         rewards = game.take_rewards()
-        self.rewards = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
+        self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
         if game.is_over():
             self._finish_match(game)
         else:
@@ -251,6 +252,47 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}") from None
 
 
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _mask_of(legal: list[int]) -> np.ndarray:
+    """A fresh int8 action mask for ``legal`` (copied from a cache: faster than building it)."""
+    key = tuple(legal)
+    mask = _MASKS.get(key)
+    if mask is None:
+        mask = _MASKS[key] = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+    return mask.copy()
+
+
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with a shorter path for the calls of the
+    ``agent_iter`` loop (speed, see docs/performance.md).
+
+    Through the wrapper, ``last()`` and ``agents`` / ``agent_selection`` reach
+    the env by two ``__getattr__`` layers per attribute, eight per step.  Here
+    they go straight to the wrapped env; before ``reset`` they still raise
+    the wrapper's own AttributeError (a property that raises AttributeError
+    falls back to ``__getattr__``, which raises it).
+    """
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    @property
+    def agents(self) -> list[str]:
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        return self.env.agent_selection
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo prints its own OrderEnforcingWrapper
+
+
 def render_text(game: Game, names: list[str]) -> str:
     """A readable table of the game: hands of the player to act, face-up cards, counters."""
     def cards(seq: list[int]) -> str:
@@ -293,5 +335,5 @@ def env(variant: str | None = None, num_players: int | None = None, render_mode:
                                   config=config, illegal_action=illegal_action, **options)
     if illegal_action == "terminate":
         environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.OrderEnforcingWrapper(environment)
+    environment = _OrderEnforcingWrapper(environment)
     return environment

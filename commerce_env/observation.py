@@ -46,53 +46,83 @@ def observation_size(num_players: int) -> int:
 _OFFSETS = {name: start for name, start, _ in layout(2)}
 _PLAYERS = _OFFSETS["players"]
 _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+_SIZES = [observation_size(n) if n >= 2 else 0 for n in range(13)]
 
 
-def _card_slots(vector: np.ndarray, start: int, cards: list[int]) -> None:
-    for i, card in enumerate(cards):
-        base = start + i * CARD_FEATURES
-        vector[base + (card >> 2)] = 1.0
-        vector[base + 13 + (card & 3)] = 1.0
+# Speed (benchmarks/, docs/performance.md): an observation is built as a list
+# of the positions that hold 1.0 plus a few scalars, written into the vector in
+# one numpy call each; writing numpy elements one at a time costs more than all
+# the rest.  These tables give the positions a card lights up in each slot.
+def _slot_positions(start: int) -> list[list[tuple[int, int]]]:
+    """``[slot][card]`` -> the rank and suit positions of ``card`` in ``slot``."""
+    return [[(start + i * CARD_FEATURES + (card >> 2), start + i * CARD_FEATURES + 13 + (card & 3))
+             for card in range(52)] for i in range(3)]
+
+
+_HAND_SLOTS = _slot_positions(_OFFSETS["hand_slots"])
+_TABLE_SLOTS = _slot_positions(_OFFSETS["table_slots"])
+_GAVE_LEFT, _GAVE_RIGHT, _DISCARDED = _OFFSETS["gave_left"], _OFFSETS["gave_right"], _OFFSETS["discarded"]
+_PHASE_POSITION = {phase: _OFFSETS["phase"] + i for i, phase in enumerate(PHASES)}
+_FLAGS = _OFFSETS["flags"]
 
 
 def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of ``seat`` (R11)."""
     n = game.num_players
-    vector = np.zeros(observation_size(n), dtype=np.float32) if out is None else out
+    vector = np.zeros(_SIZES[n], dtype=np.float32) if out is None else out
     if out is not None:
         vector.fill(0.0)
+    ones: list[int] = [_PHASE_POSITION[game.phase]]  # positions set to 1.0
     hand = game.hands[seat]
-    if hand and game.sees_own_hand(seat):
-        vector[hand] = 1.0
-        _card_slots(vector, _OFFSETS["hand_slots"], hand)
-    _card_slots(vector, _OFFSETS["table_slots"], game.table)
-    if game.gave[seat]:
+    sees_hand = bool(hand) and game.sees_own_hand(seat)
+    if sees_hand:
+        ones += hand
+        for slot, card in enumerate(hand):
+            ones += _HAND_SLOTS[slot][card]
+    for slot, card in enumerate(game.table):
+        ones += _TABLE_SLOTS[slot][card]
+    gave = game.gave[seat]
+    if gave:
         left = game.left_of(seat) if seat in game.position else -1
-        for card, to in game.gave[seat]:
-            vector[(_OFFSETS["gave_left"] if to == left else _OFFSETS["gave_right"]) + card] = 1.0
+        for card, to in gave:
+            ones.append((_GAVE_LEFT if to == left else _GAVE_RIGHT) + card)
     for card in game.discarded[seat]:
-        vector[_OFFSETS["discarded"] + card] = 1.0
-    vector[_OFFSETS["phase"] + _PHASE_INDEX[game.phase]] = 1.0
-    flags = _OFFSETS["flags"]
-    vector[flags] = float(bool(hand) and game.sees_own_hand(seat))
-    vector[flags + 1] = float(game.phase == REPLY and game.to_act == seat)
-    vector[flags + 2] = len(game.stock) / 52.0
-    vector[flags + 3] = game.pool * SCALE
-    vector[flags + 4] = game.rounds_done / game.rules.max_rounds
-    vector[flags + 5] = float(game.phase == HORSE)
+        ones.append(_DISCARDED + card)
+    if sees_hand:
+        ones.append(_FLAGS)
+    to_act = game.to_act
+    if to_act == seat and game.phase == REPLY:
+        ones.append(_FLAGS + 1)
+    if game.phase == HORSE:
+        ones.append(_FLAGS + 5)
+    # Scalars: (position, value) pairs; zeros may be left out.
+    places = [_FLAGS + 2, _FLAGS + 3, _FLAGS + 4]
+    values = [len(game.stock) / 52.0, game.pool * SCALE, game.rounds_done / game.rules.max_rounds]
     stood = getattr(game, "stood", ())
     passed = getattr(game, "passed", ())
+    counters, money, out_, last_kind, dealer = game.counters, game.money, game.out, game.last_kind, game.dealer
+    base = _PLAYERS
     for k in range(n):
         other = (seat + k) % n
-        base = _PLAYERS + k * PLAYER_FEATURES
-        vector[base] = game.counters[other] * SCALE
-        vector[base + 1] = game.money[other] * SCALE
-        vector[base + 2] = float(game.out[other])
-        vector[base + 3] = float(other == game.dealer)
-        vector[base + 4] = float(other == game.to_act)
-        vector[base + 5] = float(other in stood)
-        vector[base + 6] = float(other in passed)
-        vector[base + 7 + game.last_kind[other]] = 1.0  # -1 (nothing yet) is the last slot
+        places.append(base)
+        values.append(counters[other] * SCALE)
+        if money[other]:
+            places.append(base + 1)
+            values.append(money[other] * SCALE)
+        if out_[other]:
+            ones.append(base + 2)
+        if other == dealer:
+            ones.append(base + 3)
+        if other == to_act:
+            ones.append(base + 4)
+        if other in stood:
+            ones.append(base + 5)
+        if other in passed:
+            ones.append(base + 6)
+        ones.append(base + 7 + last_kind[other])  # -1 (nothing yet) is the last slot
+        base += PLAYER_FEATURES
+    vector[ones] = 1.0
+    vector[places] = values
     return vector
 
 
