@@ -1,0 +1,329 @@
+"""A learned policy as an :class:`~agents.base.Agent`, loaded from a safe model file.
+
+The safe format is a folder with two files:
+
+* ``model.json``: what the network is for and what it looks like: ``variant``,
+  ``rules`` (every option), ``num_players``, ``observation_layout_version``
+  (:data:`commerce_env.observation.LAYOUT_VERSION`), ``observation_size``,
+  ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
+  the weights file's name and its SHA-256.
+* the weights: ``weights.safetensors`` when the ``safetensors`` package is
+  installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
+  ``torch.save`` and read back with ``torch.load(weights_only=True)``.
+
+Nothing is unpickled: a file that is not plain tensors, a wrong shape, a
+checksum that does not match, or a model for another variant, player count or
+observation layout is refused with a ``ValueError`` saying why.  The forward
+pass runs in numpy, so playing needs no torch once the weights are read.
+
+A raw stable-baselines3 ``.zip`` holds pickled Python objects and can run code
+when loaded: :func:`load_agent` opens one only with ``trust_sb3_zip=True``,
+for files you made yourself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from commerce_env import observation as obs
+from commerce_env.engine import actions as A
+from commerce_env.rules import VARIANTS, Rules, make_rules
+
+from .base import Agent
+
+FORMAT = "commerce-rl-policy"
+FORMAT_VERSION = 1
+MODEL_JSON = "model.json"
+ACTIVATIONS = ("tanh", "relu")
+WEIGHT_FILES = ("weights.safetensors", "weights.pt")
+
+
+def _layer_names(hidden: list[int]) -> list[str]:
+    return [f"hidden.{i}" for i in range(len(hidden))] + ["logits"]
+
+
+def expected_shapes(observation_size: int, hidden: list[int], num_actions: int = A.NUM_ACTIONS) -> dict:
+    """``{tensor name: shape}`` of a policy network (``name.weight`` is out x in, as torch stores it)."""
+    sizes = [observation_size, *hidden, num_actions]
+    shapes = {}
+    for name, (n_in, n_out) in zip(_layer_names(hidden), zip(sizes[:-1], sizes[1:], strict=True), strict=True):
+        shapes[f"{name}.weight"] = (n_out, n_in)
+        shapes[f"{name}.bias"] = (n_out,)
+    return shapes
+
+
+class LearnedAgent(Agent):
+    """Plays the action a trained policy network rates best among the legal ones."""
+
+    name = "learned"
+
+    def __init__(self, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+                 deterministic: bool = True, seed: int | None = None):
+        self.meta = dict(meta)
+        self.variant: str = meta["variant"]
+        self.num_players: int = meta["num_players"]
+        self.activation: str = meta["network"]["activation"]
+        hidden = list(meta["network"]["hidden"])
+        self.layers = [(np.ascontiguousarray(weights[f"{name}.weight"].T, dtype=np.float32),
+                        np.asarray(weights[f"{name}.bias"], dtype=np.float32)) for name in _layer_names(hidden)]
+        self.deterministic = deterministic
+        self.rng = random.Random(seed)
+
+    def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
+        if num_players != self.num_players or rules.variant != self.variant:
+            raise ValueError(f"this model was trained for {self.variant} with {self.num_players} players, "
+                             f"not {rules.variant} with {num_players}")
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """The network's action scores for one observation vector (or a batch of them)."""
+        x = np.asarray(observation, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (weight, bias) in enumerate(self.layers):
+            x = x @ weight + bias
+            if i < last:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
+        return x
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Any = None) -> int:
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if not mask.any():
+            raise ValueError("no legal action in the mask")
+        scores = self.logits(observation["observation"]).astype(np.float64)
+        scores[~mask] = -np.inf
+        if self.deterministic:
+            return int(np.argmax(scores))
+        probabilities = np.exp(scores - scores.max())
+        probabilities /= probabilities.sum()
+        return int(self.rng.choices(range(len(scores)), weights=probabilities)[0])
+
+
+# ----------------------------------------------------------------- loading
+def _fail(path: Path, why: str) -> ValueError:
+    return ValueError(f"refusing model {path}: {why}")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _check_meta(meta: Any, path: Path) -> dict:
+    if not isinstance(meta, dict):
+        raise _fail(path, "model.json is not a JSON object")
+    if meta.get("format") != FORMAT:
+        raise _fail(path, f"format is {meta.get('format')!r}, expected {FORMAT!r}")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise _fail(path, f"format_version {meta.get('format_version')!r} is not {FORMAT_VERSION}")
+    variant = meta.get("variant")
+    if variant not in VARIANTS:
+        raise _fail(path, f"unknown variant {variant!r}")
+    rules = meta.get("rules")
+    if not isinstance(rules, dict) or rules.get("variant", variant) != variant:
+        raise _fail(path, f"rules {rules!r} are not a mapping for variant {variant!r}")
+    try:
+        rules_obj = make_rules(variant, **{k: v for k, v in rules.items() if k != "variant"})
+        rules_obj.check_players(meta.get("num_players"))
+    except (TypeError, ValueError) as error:
+        raise _fail(path, str(error)) from None
+    if meta.get("observation_layout_version") != obs.LAYOUT_VERSION:
+        raise _fail(path, f"observation layout version {meta.get('observation_layout_version')!r}; "
+                          f"this commerce_env uses {obs.LAYOUT_VERSION}")
+    size = obs.observation_size(meta["num_players"])
+    if meta.get("observation_size") != size:
+        raise _fail(path, f"observation_size {meta.get('observation_size')!r}, expected {size} "
+                          f"for {meta['num_players']} players")
+    if meta.get("num_actions") != A.NUM_ACTIONS:
+        raise _fail(path, f"num_actions {meta.get('num_actions')!r}, expected {A.NUM_ACTIONS}")
+    network = meta.get("network")
+    hidden = network.get("hidden") if isinstance(network, dict) else None
+    if (not isinstance(hidden, list) or not hidden
+            or not all(isinstance(h, int) and not isinstance(h, bool) and 0 < h <= 4096 for h in hidden)):
+        raise _fail(path, f"network.hidden must be a list of layer sizes, got {hidden!r}")
+    if network.get("activation") not in ACTIVATIONS:
+        raise _fail(path, f"network.activation {network.get('activation')!r}; choose from {', '.join(ACTIVATIONS)}")
+    if meta.get("weights_file") not in WEIGHT_FILES:
+        raise _fail(path, f"weights_file {meta.get('weights_file')!r}; expected one of {', '.join(WEIGHT_FILES)}")
+    return meta
+
+
+def _read_weights(path: Path) -> dict[str, np.ndarray]:
+    """Plain tensors only: safetensors, or a torch file read with ``weights_only=True``."""
+    if path.suffix == ".safetensors":
+        try:
+            from safetensors.numpy import load_file
+        except ImportError:
+            raise _fail(path, "the safetensors package is needed to read it (pip install safetensors)") from None
+        try:
+            return dict(load_file(str(path)))
+        except Exception as error:  # safetensors raises its own error types for bad headers
+            raise _fail(path, f"not a valid safetensors file ({error})") from None
+    import pickle
+
+    import torch
+
+    try:
+        data = torch.load(str(path), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise _fail(path, f"not a plain tensor file; torch.load(weights_only=True) refused it ({first_line})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                             for k, v in data.items()):
+        raise _fail(path, "the weights file must hold a {name: tensor} dict")
+    return {k: v.detach().cpu().numpy() for k, v in data.items()}
+
+
+def _check_weights(weights: dict[str, np.ndarray], meta: dict, path: Path) -> None:
+    shapes = expected_shapes(meta["observation_size"], meta["network"]["hidden"])
+    missing = sorted(set(shapes) - set(weights))
+    extra = sorted(set(weights) - set(shapes))
+    if missing or extra:
+        raise _fail(path, f"tensors do not match the network: missing {missing}, unexpected {extra}")
+    for name, shape in shapes.items():
+        if tuple(weights[name].shape) != shape:
+            raise _fail(path, f"tensor {name!r} has shape {tuple(weights[name].shape)}, expected {shape}")
+        if not np.isfinite(weights[name]).all():
+            raise _fail(path, f"tensor {name!r} holds NaN or infinite values")
+
+
+def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_players: int | None = None,
+               deterministic: bool = True, seed: int | None = None, trust_sb3_zip: bool = False) -> LearnedAgent:
+    """A :class:`LearnedAgent` from a safe model folder (or its ``model.json``).
+
+    ``variant`` / ``num_players``, when given, must match the model's.  A raw
+    SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles).
+    """
+    path = Path(path)
+    if path.suffix == ".zip":
+        if not trust_sb3_zip:
+            raise _fail(path, "a stable-baselines3 .zip holds pickled code that runs when loaded; export it "
+                              "with `commerce export`, or pass trust_sb3_zip=True (--trust-sb3-zip) for a file "
+                              "you made yourself")
+        return _agent_from_sb3_zip(path, variant, num_players, deterministic, seed)
+    json_path = path / MODEL_JSON if path.is_dir() else path
+    if not json_path.is_file():
+        raise ValueError(f"no model at {path}: expected a folder with {MODEL_JSON} (see `commerce export`)")
+    try:
+        meta = json.loads(json_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _fail(json_path, f"model.json is not readable JSON ({error})") from None
+    meta = _check_meta(meta, json_path)
+    weights_path = json_path.parent / meta["weights_file"]
+    if not weights_path.is_file():
+        raise _fail(json_path, f"weights file {weights_path} is missing")
+    if _sha256(weights_path) != meta.get("weights_sha256"):
+        raise _fail(weights_path, "its SHA-256 does not match model.json (corrupted or tampered)")
+    weights = _read_weights(weights_path)
+    _check_weights(weights, meta, weights_path)
+    _check_expected(meta, variant, num_players, json_path)
+    return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)
+
+
+def _check_expected(meta: dict, variant: str | None, num_players: int | None, path: Path) -> None:
+    if variant is not None and meta["variant"] != variant:
+        raise _fail(path, f"it was trained for variant {meta['variant']!r}, not {variant!r}")
+    if num_players is not None and meta["num_players"] != num_players:
+        raise _fail(path, f"it was trained for {meta['num_players']} players, not {num_players}")
+
+
+# ------------------------------------------------- from stable-baselines3
+def weights_from_policy(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The actor's tensors and shape of an sb3-contrib ``MaskableActorCriticPolicy`` (MLP, flat input)."""
+    import torch.nn as nn
+
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    activations = {type(m) for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
+    names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    if len(activations) != 1 or next(iter(activations)) not in names or not linears:
+        raise ValueError(f"only MLP policies with tanh or relu can be exported, got {policy.mlp_extractor.policy_net}")
+    hidden = [m.out_features for m in linears]
+    weights: dict[str, np.ndarray] = {}
+    for name, layer in zip(_layer_names(hidden), [*linears, policy.action_net], strict=True):
+        weights[f"{name}.weight"] = layer.weight.detach().cpu().numpy().astype(np.float32)
+        weights[f"{name}.bias"] = layer.bias.detach().cpu().numpy().astype(np.float32)
+    return weights, {"hidden": hidden, "activation": names[next(iter(activations))]}
+
+
+def make_meta(rules: Rules, num_players: int, network: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """The ``model.json`` record of a policy for ``rules`` and ``num_players``."""
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "variant": rules.variant,
+            "rules": rules.options(), "num_players": num_players,
+            "observation_layout_version": obs.LAYOUT_VERSION,
+            "observation_size": obs.observation_size(num_players), "num_actions": A.NUM_ACTIONS,
+            "network": network, **extra}
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def save_model(folder: str | os.PathLike, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+               use_safetensors: bool | None = None) -> Path:
+    """Write a safe model folder (weights, then ``model.json`` naming their checksum); returns the folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if use_safetensors is None:
+        try:
+            import safetensors  # noqa: F401
+
+            use_safetensors = True
+        except ImportError:
+            use_safetensors = False
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
+    if use_safetensors:
+        from safetensors.numpy import save_file
+
+        weights_path = folder / "weights.safetensors"
+        _atomic_write(weights_path, lambda tmp: save_file(arrays, tmp))
+    else:
+        import torch
+
+        weights_path = folder / "weights.pt"
+        tensors = {k: torch.from_numpy(v) for k, v in arrays.items()}
+        _atomic_write(weights_path, lambda tmp: torch.save(tensors, tmp))
+    record = dict(meta, weights_file=weights_path.name, weights_sha256=_sha256(weights_path))
+    json_path = folder / MODEL_JSON
+    _atomic_write(json_path, lambda tmp: Path(tmp).write_text(json.dumps(record, indent=2) + "\n"))
+    for other in WEIGHT_FILES:  # a stale weights file of the other kind would confuse readers
+        if other != weights_path.name and (folder / other).exists():
+            (folder / other).unlink()
+    return folder
+
+
+def _agent_from_sb3_zip(path: Path, variant: str | None, num_players: int | None,
+                        deterministic: bool, seed: int | None) -> LearnedAgent:
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(path), device="cpu")
+    weights, network = weights_from_policy(model.policy)
+    size = int(model.observation_space.shape[0])
+    players = next((n for n in range(2, 13) if obs.observation_size(n) == size), None)
+    if players is None:
+        raise _fail(path, f"its observation size {size} fits no player count of this commerce_env")
+    rules = make_rules(variant or "trade_barter")
+    meta = make_meta(rules, players, network)
+    _check_expected(meta, variant, num_players, path)
+    return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)

@@ -1,0 +1,180 @@
+"""The safe model format (agents.learned): it loads without unpickling and refuses tampered files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from agents.learned import LearnedAgent, load_agent, make_meta, save_model, weights_from_policy  # noqa: E402
+from commerce_env import observation as obs  # noqa: E402
+from commerce_env.engine import actions as A  # noqa: E402
+from commerce_env.rules import make_rules  # noqa: E402
+from commerce_env.single_agent import CommerceEnv  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sb3_model():
+    torch.set_num_threads(1)
+    env = CommerceEnv(num_players=3, opponents=["random"])
+    return sb3_contrib.MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64,
+                                   policy_kwargs=dict(net_arch=[16, 8]))
+
+
+@pytest.fixture
+def model_dir(tmp_path, sb3_model):
+    weights, network = weights_from_policy(sb3_model.policy)
+    meta = make_meta(make_rules("trade_barter"), 3, network)
+    return save_model(tmp_path / "model", weights, meta, use_safetensors=False)
+
+
+def _rewrite_weights(folder: Path, write) -> None:
+    """Replace the weights file and update model.json's checksum, as a careful attacker would."""
+    path = folder / "weights.pt"
+    write(path)
+    meta = json.loads((folder / "model.json").read_text())
+    meta["weights_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (folder / "model.json").write_text(json.dumps(meta))
+
+
+def _edit_meta(folder: Path, **changes) -> None:
+    meta = json.loads((folder / "model.json").read_text())
+    meta.update(changes)
+    (folder / "model.json").write_text(json.dumps(meta))
+
+
+def test_exported_policy_chooses_what_the_sb3_policy_chooses(model_dir, sb3_model):
+    agent = load_agent(model_dir, variant="trade_barter", num_players=3)
+    env = CommerceEnv(num_players=3, opponents=["random"])
+    for episode in range(30):
+        observation, _ = env.reset(seed=episode)
+        mask = env.action_masks()
+        mine = agent.act({"observation": observation, "action_mask": mask.astype(np.int8)})
+        theirs, _ = sb3_model.predict(observation, action_masks=mask, deterministic=True)
+        assert mine == int(theirs) and mask[mine]
+        with torch.no_grad():
+            features = sb3_model.policy.extract_features(torch.as_tensor(observation[None]))
+            logits = sb3_model.policy.action_net(sb3_model.policy.mlp_extractor.forward_actor(features))
+        assert np.allclose(agent.logits(observation), logits.numpy()[0], atol=1e-5)
+
+
+def test_model_json_names_variant_rules_layout_and_shape(model_dir):
+    meta = json.loads((model_dir / "model.json").read_text())
+    assert meta["variant"] == "trade_barter" and meta["num_players"] == 3
+    assert meta["rules"] == make_rules("trade_barter").options()
+    assert meta["observation_layout_version"] == obs.LAYOUT_VERSION
+    assert meta["observation_size"] == obs.observation_size(3) and meta["num_actions"] == A.NUM_ACTIONS
+    assert meta["network"] == {"hidden": [16, 8], "activation": "tanh"}
+    assert meta["weights_file"] == "weights.pt"
+
+
+class _Payload:
+    marker: Path
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "pwned"))
+
+
+def test_a_pickle_payload_is_refused_and_never_runs(model_dir, tmp_path):
+    marker = tmp_path / "marker.txt"
+    _Payload.marker = marker
+    _rewrite_weights(model_dir, lambda path: path.write_bytes(pickle.dumps({"hidden.0.weight": _Payload()})))
+    with pytest.raises(ValueError, match="weights_only"):
+        load_agent(model_dir)
+    assert not marker.exists()
+
+
+def test_a_torch_file_with_pickled_objects_is_refused(model_dir, tmp_path):
+    marker = tmp_path / "marker.txt"
+    _Payload.marker = marker
+    _rewrite_weights(model_dir, lambda path: torch.save({"hidden.0.weight": _Payload()}, path))
+    with pytest.raises(ValueError, match="refusing model"):
+        load_agent(model_dir)
+    assert not marker.exists()
+
+
+def test_changed_weights_without_a_new_checksum_are_refused(model_dir):
+    path = model_dir / "weights.pt"
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_agent(model_dir)
+
+
+def test_a_wrong_shape_is_refused(model_dir):
+    tensors = torch.load(model_dir / "weights.pt", weights_only=True)
+    tensors["hidden.1.weight"] = torch.zeros(8, 17)
+    _rewrite_weights(model_dir, lambda path: torch.save(tensors, path))
+    with pytest.raises(ValueError, match=r"hidden.1.weight.*shape"):
+        load_agent(model_dir)
+
+
+def test_a_missing_tensor_is_refused(model_dir):
+    tensors = torch.load(model_dir / "weights.pt", weights_only=True)
+    del tensors["logits.bias"]
+    _rewrite_weights(model_dir, lambda path: torch.save(tensors, path))
+    with pytest.raises(ValueError, match="logits.bias"):
+        load_agent(model_dir)
+
+
+def test_another_variant_or_player_count_is_refused(model_dir):
+    with pytest.raises(ValueError, match="widow"):
+        load_agent(model_dir, variant="widow")
+    with pytest.raises(ValueError, match="3 players, not 4"):
+        load_agent(model_dir, num_players=4)
+    agent = load_agent(model_dir)
+    with pytest.raises(ValueError, match="trained for trade_barter with 3 players"):
+        agent.reset(0, 4, make_rules("trade_barter"))
+    with pytest.raises(ValueError, match="trained for trade_barter"):
+        agent.reset(0, 3, make_rules("old_game"))
+
+
+@pytest.mark.parametrize("changes, word", [
+    ({"num_players": 4}, "observation_size"),  # the weights were made for 3 players' observations
+    ({"variant": "poker"}, "poker"),
+    ({"observation_layout_version": 999}, "layout"),
+    ({"format": "sb3"}, "format"),
+    ({"weights_file": "../../etc/passwd"}, "weights_file"),
+    ({"network": {"hidden": [16, 8], "activation": "gelu"}}, "activation"),
+    ({"rules": {"tie_break": "coin"}}, "coin"),
+])
+def test_a_tampered_model_json_is_refused(model_dir, changes, word):
+    _edit_meta(model_dir, **changes)
+    with pytest.raises(ValueError, match=word):
+        load_agent(model_dir)
+
+
+def test_a_raw_sb3_zip_needs_the_trust_flag(tmp_path, sb3_model):
+    path = tmp_path / "model.zip"
+    sb3_model.save(path)
+    with pytest.raises(ValueError, match="trust_sb3_zip"):
+        load_agent(path)
+    agent = load_agent(path, trust_sb3_zip=True, variant="trade_barter")
+    assert isinstance(agent, LearnedAgent) and agent.num_players == 3
+
+
+def test_safetensors_weights_load_when_the_package_is_there(tmp_path, sb3_model, model_dir):
+    pytest.importorskip("safetensors")
+    weights, network = weights_from_policy(sb3_model.policy)
+    folder = save_model(tmp_path / "st", weights, make_meta(make_rules("trade_barter"), 3, network),
+                        use_safetensors=True)
+    assert (folder / "weights.safetensors").exists()
+    observation = np.zeros(obs.observation_size(3), dtype=np.float32)
+    assert np.allclose(load_agent(folder).logits(observation), load_agent(model_dir).logits(observation))
+
+
+def test_no_model_gives_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="no model"):
+        load_agent(tmp_path / "missing")
+    shutil.copytree(tmp_path, tmp_path / "empty")
+    with pytest.raises(ValueError, match="model.json"):
+        load_agent(tmp_path / "empty")

@@ -1,0 +1,98 @@
+"""``commerce train``, ``commerce demo`` and ``commerce export`` (registered by :mod:`training.cli`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
+
+
+def _train(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .train import train
+
+    overrides: dict = {}
+    if args.output:
+        overrides["output"] = args.output
+    if args.steps:
+        overrides["training"] = {"total_timesteps": args.steps}
+    if args.minutes:
+        overrides.setdefault("training", {})["time_limit_minutes"] = args.minutes
+    if args.no_progress:
+        overrides.setdefault("training", {})["progress_bar"] = False
+    try:
+        config = load_config(args.config, overrides)
+        train(config, resume=args.resume)
+    except ValueError as error:
+        print(f"commerce train: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .train import train
+
+    overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
+    config = load_config(args.config, overrides)
+    out = Path(config["output"])
+    if (out / "checkpoints" / "last.zip").exists():
+        import shutil
+
+        shutil.rmtree(out)  # the demo always starts afresh
+    print(f"Training a MaskablePPO agent on {config['env']['variant']} ({config['env']['num_players']} players) "
+          f"against {', '.join(config['opponents']['pool'])} for up to {args.minutes:g} minutes; "
+          f"TensorBoard logs in {out / 'tb'}")
+    train(config)
+    print(f"\nModel (safe format): {out / 'model'}; report: {out / 'report.txt'}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Checkpoint zip (our own run: trusted) -> safe model folder."""
+    from sb3_contrib import MaskablePPO
+
+    from .config import validate
+    from .train import export_model
+
+    run = Path(args.run)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else run / "checkpoints" / "last.zip"
+    try:
+        import yaml
+
+        config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
+        if not checkpoint.is_file():
+            raise ValueError(f"no checkpoint at {checkpoint}")
+    except (OSError, ValueError) as error:
+        print(f"commerce export: {error}", file=sys.stderr)
+        return 2
+    model = MaskablePPO.load(str(checkpoint), device="cpu")
+    folder = export_model(model, config, args.out)
+    print(json.dumps({"model": str(folder), "steps": int(model.num_timesteps)}))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("train", help="train MaskablePPO from a YAML config (configs/train/)")
+    p.add_argument("--config", required=True, help="training config YAML")
+    p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
+    p.add_argument("--output", help="run folder (overrides the config's output)")
+    p.add_argument("--steps", type=int, help="total env steps (overrides training.total_timesteps)")
+    p.add_argument("--minutes", type=float, help="wall-clock budget (overrides training.time_limit_minutes)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_train)
+
+    p = subparsers.add_parser("demo", help="train a small agent for a few minutes, then evaluate it in the arena")
+    p.add_argument("--minutes", type=float, default=3.0, help="training wall-clock budget (default 3)")
+    p.add_argument("--config", default=str(CONFIG_DIR / "demo.yaml"))
+    p.add_argument("--output", default="runs/demo")
+    p.set_defaults(func=_demo)
+
+    p = subparsers.add_parser("export", help="export a run's checkpoint as a safe model (no pickle)")
+    p.add_argument("--run", required=True, help="the run folder (holds config.yaml and checkpoints/)")
+    p.add_argument("--checkpoint", help="a checkpoint zip of that run (default: checkpoints/last.zip)")
+    p.add_argument("--out", required=True, help="folder for model.json and the weights")
+    p.set_defaults(func=_export)
