@@ -53,13 +53,53 @@ class RandomAgent(Agent):
         return int(legal[self.rng.randrange(legal.size)])
 
 
-AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+def _greedy(**kwargs: Any) -> Agent:
+    from .heuristics import GreedyAgent
+
+    return GreedyAgent(**kwargs)
+
+
+def _expected_value(**kwargs: Any) -> Agent:
+    from .heuristics import ExpectedValueAgent
+
+    return ExpectedValueAgent(**kwargs)
+
+
+def _search(**kwargs: Any) -> Agent:
+    from .search import SearchAgent
+
+    return SearchAgent(**kwargs)
+
+
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": _greedy,
+    "expected_value": _expected_value,
+    "search": _search,
+}
+
+
+def is_model_spec(spec: str) -> bool:
+    """A learned model: ``model:<path>`` or a path ending in ``.json``."""
+    return spec.startswith("model:") or spec.endswith(".json")
 
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
-    """A built-in agent by name (``random``, ...)."""
+    """A built-in agent by name (``random``, ``greedy``, ``expected_value``,
+    ``search``), or a learned one from ``model:<path>`` or ``<path>.json``."""
+    if not isinstance(name, str):
+        raise TypeError(f"an agent spec is a name or a model path, got {name!r}")
+    if is_model_spec(name):
+        path = name[len("model:"):] if name.startswith("model:") else name
+        try:
+            from .learned import load_agent
+        except ImportError as error:
+            raise ValueError(f"cannot load learned model {path!r}: agents.learned is not available "
+                             f"({error})") from None
+        return load_agent(path, **kwargs)
     try:
         factory = AGENTS[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}") from None
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))} "
+                         "or a model as model:<path> or <path>.json") from None
     return factory(**kwargs)

@@ -1,0 +1,441 @@
+"""The arena: agents against each other on duplicate deals, with honest error bars.
+
+Seating convention (also in docs/arena.md):
+
+* The lineup is repeated to fill the seats: with ``n`` seats, seat ``k`` of
+  the base table holds ``lineup[k % len(lineup)]`` (so ``[learner, greedy]``
+  at four seats is learner, greedy, learner, greedy).  A lineup longer than
+  the table is an error.
+* A *duplicate group* is one pack (and, for matches, the packs of the later
+  deals) played ``n`` times, the base table rotated by one seat each time:
+  in rotation ``r`` seat ``k`` holds base seat ``(k + r) % n``.  Every entry
+  of the table therefore sits in every seat once per group, against the same
+  cards, so the luck of the deal cancels out of comparisons.  The first
+  dealer is seat 0 in every game.
+* Agents with the same name are pooled: their statistics are over every seat
+  they held.
+* ``deals`` is the number of games (episodes) asked for, rounded up to whole
+  groups.  A game is one deal when the rules play single deals (``deals=1``,
+  the default of trade and barter and of the old game), and a whole match
+  otherwise; rewards are then reported per counted deal of the matches.
+
+Everything is reproducible from ``seed``: group ``g`` draws its packs and its
+agents' seeds from ``(seed, g)`` alone, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from commerce_env import observation as obs
+from commerce_env.engine import actions as A
+from commerce_env.engine import new_game
+from commerce_env.engine.base import Game
+from commerce_env.rules import Rules, make_rules
+
+from . import stats
+from .base import Agent, make_agent
+
+AgentSpec = str | Agent
+PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
+
+
+class Observation(Mapping):
+    """The AEC env's observation dict, computed lazily (heuristic agents never read the vector)."""
+
+    def __init__(self, game: Game, seat: int):
+        self.game, self.seat = game, seat
+        self._vector: np.ndarray | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "observation":
+            if self._vector is None:
+                self._vector = obs.encode(self.game, self.seat)
+            return self._vector
+        if key == "action_mask":
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            if self.game.current_player == self.seat:
+                mask[self.game.legal_actions()] = 1
+            return mask
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2
+
+
+def play_game(game: Game, seats: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
+    """Play ``game`` (a fresh match) to its end with one agent per seat; the returns by seat."""
+    n = game.num_players
+    if len(seats) != n:
+        raise ValueError(f"{n} seats need {n} agents, got {len(seats)}")
+    for seat, agent in enumerate(seats):
+        agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
+    watchers = [agent for agent in seats if type(agent).observe is not Agent.observe]
+    while not game.is_over():
+        seat = game.current_player
+        action = int(seats[seat].act(Observation(game, seat), game))
+        text = game.action_text(action, seat) if watchers else ""
+        game.apply(action)
+        for agent in watchers:
+            agent.observe(seat, text)
+    return game.returns()
+
+
+def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = None,
+                     options: dict | None = None) -> dict[str, float]:
+    """Any agents in any seats of a ``commerce_env.env``: one episode, returns by agent name."""
+    env.reset(seed=seed, options=options)
+    game = env.unwrapped.game
+    for seat, name in enumerate(env.possible_agents):
+        agents[name].reset(seat, len(env.possible_agents), game.rules, seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for name in env.agent_iter():
+        observation, reward, termination, truncation, _ = env.last()
+        totals[name] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        env.step(agents[name].act(observation, env.unwrapped.game))
+    return totals
+
+
+def base_table(lineup: Sequence[Any], num_players: int) -> list[int]:
+    """Lineup index of each seat of the base table: the lineup repeated to fill the seats."""
+    if not lineup:
+        raise ValueError("the lineup is empty: name at least one agent")
+    if len(lineup) > num_players:
+        raise ValueError(f"{len(lineup)} agents do not fit at a table of {num_players}; "
+                         "give at most as many agents as seats")
+    return [k % len(lineup) for k in range(num_players)]
+
+
+def rotation(table: Sequence[int], r: int) -> list[int]:
+    """Rotation ``r`` of a duplicate group: seat ``k`` holds base seat ``(k + r) % n``."""
+    n = len(table)
+    return [table[(k + r) % n] for k in range(n)]
+
+
+def group_deal(rules: Rules, num_players: int, seed: int, group: int) -> tuple[list[list[int]], int, list[int]]:
+    """The packs, the game seed (for deals past the packs) and the agents' seeds of one group."""
+    rng = random.Random(f"commerce-arena:{seed}:{group}")
+    pack = list(_pack(rules))
+    count = 1 if rules.deals == 1 else PACKS_PER_GROUP
+    packs = []
+    for _ in range(count):
+        rng.shuffle(pack)
+        packs.append(list(pack))
+    game_seed = rng.getrandbits(63)
+    agent_seeds = [rng.getrandbits(31) for _ in range(num_players * num_players)]
+    return packs, game_seed, agent_seeds
+
+
+def _pack(rules: Rules) -> tuple[int, ...]:
+    from commerce_env.cards import make_pack
+
+    return make_pack(rules.deck_size)
+
+
+# ------------------------------------------------------------------ workers
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int) -> None:
+    table = base_table(lineup, num_players)
+    # One agent object per base seat, built in this process (agents may keep state).
+    _WORKER.update(rules=rules, num_players=num_players, seed=seed, table=table,
+                   agents=[_build(lineup[i]) for i in table])
+
+
+def _build(spec: AgentSpec) -> Agent:
+    return spec if isinstance(spec, Agent) else make_agent(spec)
+
+
+def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int]]]:
+    """Play every rotation of one group: ``(base seat by seat, returns, counted deals)`` per game."""
+    rules, n = _WORKER["rules"], _WORKER["num_players"]
+    packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group)
+    games = []
+    for r in range(n):
+        seating = rotation(list(range(n)), r)  # base seats by seat
+        game = new_game(rules, n, decks=packs, dealer=0, rng=random.Random(game_seed))
+        returns = play_game(game, [_WORKER["agents"][b] for b in seating], agent_seeds[r * n:(r + 1) * n])
+        games.append((seating, returns, max(game.deals_played, 1)))
+    return group, games
+
+
+# -------------------------------------------------------------------- arena
+def _names(lineup: Sequence[AgentSpec]) -> list[str]:
+    names = []
+    for spec in lineup:
+        if isinstance(spec, Agent):
+            names.append(getattr(spec, "name", type(spec).__name__))
+        elif isinstance(spec, str):
+            names.append(spec)
+        else:
+            raise TypeError(f"an agent spec is a name, a model path or an Agent, got {spec!r}")
+    return names
+
+
+def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
+              options: dict[str, Any] | None = None, deals: int = 1000, seed: int = 0, workers: int = 1,
+              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True) -> dict:
+    """Play ``deals`` games between the ``lineup`` and summarise them (see the module docstring).
+
+    ``duplicate=False`` plays every group with its own packs per rotation (plain
+    random deals, for comparison).  Returns a JSON-able dict; with ``out_dir``
+    also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    """
+    rules = make_rules(variant, **(options or {}))
+    rules.check_players(num_players)
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals must be a whole number >= 1, got {deals!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    names = _names(lineup)
+    table = base_table(lineup, num_players)
+    for spec in lineup:  # fail early on a bad name or model, before any process starts
+        _build(spec)
+    groups = math.ceil(deals / num_players)
+    group_ids = list(range(groups)) if duplicate else list(range(groups * num_players))
+
+    started = time.perf_counter()
+    results: dict[int, list] = {}
+    for group, games in _run_groups(lineup, rules, num_players, seed, group_ids, workers, duplicate, progress):
+        results[group] = games
+    elapsed = time.perf_counter() - started
+
+    records = [results[g] for g in group_ids]
+    if not duplicate:  # one game from each of num_players groups makes one (non-duplicate) group
+        records = [[records[i * num_players + r][r] for r in range(num_players)] for i in range(groups)]
+    result = summarise(records, names, table, seed=seed)
+    games_played = groups * num_players
+    counted = sum(d for group in records for _, _, d in group)
+    result.update(
+        variant=variant, num_players=num_players, rules=rules.options(), lineup=names, seed=seed,
+        duplicate=duplicate, groups=groups, games=games_played, deals_played=int(counted),
+        seconds=elapsed, deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
+        games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
+    )
+    if out_dir is not None:
+        write_outputs(result, out_dir)
+    return result
+
+
+def _run_groups(lineup, rules, num_players, seed, group_ids, workers, duplicate, progress):
+    play = _play_group if duplicate else _play_single
+    bar = _Progress(len(group_ids), progress)
+    try:
+        if workers == 1:
+            _init_worker(lineup, rules, num_players, seed)
+            for group in group_ids:
+                yield play(group)
+                bar.advance()
+        else:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(workers, initializer=_init_worker,
+                              initargs=(lineup, rules, num_players, seed)) as pool:
+                chunk = max(1, min(16, len(group_ids) // (workers * 8)))
+                for item in pool.imap_unordered(play, group_ids, chunksize=chunk):
+                    yield item
+                    bar.advance()
+    finally:
+        bar.close()
+
+
+def _play_single(group: int) -> tuple[int, list]:
+    """Without duplicates: rotation ``group % n`` of group ``group`` only."""
+    n = _WORKER["num_players"]
+    _, games = _play_group_rotation(group, group % n)
+    return group, games
+
+
+def _play_group_rotation(group: int, r: int) -> tuple[int, list]:
+    rules, n = _WORKER["rules"], _WORKER["num_players"]
+    packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group)
+    seating = rotation(list(range(n)), r)
+    game = new_game(rules, n, decks=packs, dealer=0, rng=random.Random(game_seed))
+    returns = play_game(game, [_WORKER["agents"][b] for b in seating], agent_seeds[r * n:(r + 1) * n])
+    games = [None] * n
+    games[r] = (seating, returns, max(game.deals_played, 1))
+    return group, games
+
+
+class _Progress:
+    """A rich progress bar over groups, or nothing."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.bar = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), transient=False)
+            self.task = self.bar.add_task("duplicate groups", total=total)
+            self.bar.start()
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def summarise(records: list[list[tuple[list[int], list[float], int]]], names: list[str],
+              table: list[int], seed: int = 0) -> dict:
+    """Per-agent means with bootstrap CIs, win rates, pairwise tests and ratings.
+
+    ``records[g]`` lists the games of group ``g`` as (base seat by seat,
+    returns by seat, counted deals).
+    """
+    unique = list(dict.fromkeys(names))
+    index = {name: i for i, name in enumerate(unique)}
+    owner = [index[names[b]] for b in table]  # base seat -> agent index
+    k, g_count = len(unique), len(records)
+    reward = np.zeros((g_count, k))
+    seat_deals = np.zeros((g_count, k))
+    seat_games = np.zeros((g_count, k))
+    wins = np.zeros((g_count, k))
+    rated: list[tuple[list[str], list[float]]] = []
+    for g, games in enumerate(records):
+        for seating, returns, counted in games:
+            best = max(returns)
+            winners = [s for s, value in enumerate(returns) if value == best]
+            for seat, base in enumerate(seating):
+                a = owner[base]
+                reward[g, a] += returns[seat]
+                seat_deals[g, a] += counted
+                seat_games[g, a] += 1
+                if seat in winners:
+                    wins[g, a] += 1.0 / len(winners)
+            rated.append(([unique[owner[b]] for b in seating], list(returns)))
+    agents = {}
+    for name, a in index.items():
+        low, high = stats.bootstrap_ci(reward[:, a], seat_deals[:, a], seed=seed)
+        agents[name] = {
+            "mean": stats.ratio_mean(reward[:, a], seat_deals[:, a]), "ci95": [low, high],
+            "win_rate": float(wins[:, a].sum() / seat_games[:, a].sum()),
+            "deals": int(seat_deals[:, a].sum()), "games": int(seat_games[:, a].sum()),
+            "mean_per_game": float(reward[:, a].sum() / seat_games[:, a].sum()),
+        }
+    per_deal = reward / seat_deals
+    pairwise = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            diff = per_deal[:, i] - per_deal[:, j]
+            low, high = stats.bootstrap_ci(diff, seed=seed)
+            pairwise.append({
+                "a": unique[i], "b": unique[j], "mean_difference": float(diff.mean()), "ci95": [low, high],
+                "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": stats.paired_test(diff),
+            })
+    return {"agents": agents, "pairwise": pairwise, "ratings": stats.openskill_ratings(rated)}
+
+
+# ------------------------------------------------------------------ outputs
+def ranking(result: dict) -> list[str]:
+    """Agent names by mean reward per deal, best first."""
+    return sorted(result["agents"], key=lambda n: -result["agents"][n]["mean"])
+
+
+def report_markdown(result: dict) -> str:
+    """The Markdown report: the table of agents, then the pairwise tests and ratings."""
+    ratings = result["ratings"]
+    lines = [
+        f"# Arena: {result['variant']}, {result['num_players']} players",
+        "",
+        f"{result['games']} games ({result['groups']} duplicate groups, {result['deals_played']} deals), "
+        f"seed {result['seed']}, {'duplicate' if result['duplicate'] else 'plain'} deals; "
+        f"{result['deals_per_second']:.1f} deals/s with {result['workers']} worker(s).",
+        "",
+        "| rank | agent | mean reward per deal | 95% CI | win rate | deals | OpenSkill ordinal |",
+        "|---:|---|---:|---|---:|---:|---:|",
+    ]
+    for rank, name in enumerate(ranking(result), 1):
+        a = result["agents"][name]
+        ordinal = ratings.get(name, {}).get("ordinal", float("nan"))
+        lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
+                     f"{a['win_rate']:.3f} | {a['deals']} | {ordinal:.2f} |")
+    if result["pairwise"]:
+        lines += ["", "| A | B | mean(A - B) per deal | 95% CI | A beats B (groups) | p-value |",
+                  "|---|---|---:|---|---:|---:|"]
+        for p in result["pairwise"]:
+            lines.append(f"| {p['a']} | {p['b']} | {p['mean_difference']:+.3f} | "
+                         f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {p['a_beats_b']:.3f} | "
+                         f"{p['p_value']:.2g} |")
+    lines += ["", "Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
+    return "\n".join(lines)
+
+
+def plot(result: dict, path: str | Path) -> None:
+    """Mean reward per deal with 95% intervals, one bar per agent, best first."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = ranking(result)
+    means = [result["agents"][n]["mean"] for n in names]
+    lows = [m - result["agents"][n]["ci95"][0] for n, m in zip(names, means, strict=True)]
+    highs = [result["agents"][n]["ci95"][1] - m for n, m in zip(names, means, strict=True)]
+    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2.5, 3.6))
+    ax.bar(names, means, yerr=[lows, highs], capsize=6, color="#4C72B0")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_ylabel("mean reward per deal (95% CI)")
+    ax.set_title(f"{result['variant']}, {result['num_players']} players, {result['games']} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_outputs(result: dict, out_dir: str | Path) -> None:
+    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "report.md").write_text(report_markdown(result))
+    plot(result, out / "mean_reward.png")
+
+
+# --------------------------------------------------------------- training
+def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[str], *, variant: str = "trade_barter",
+                   num_players: int = 4, options: dict[str, Any] | None = None, deals: int = 1000,
+                   seed: int = 0, workers: int = 1, progress: bool = False) -> dict:
+    """The learner in one seat against ``opponents`` (repeated to fill the others), on duplicate deals.
+
+    Returns the learner's mean reward per deal and its 95% CI, and for each
+    opponent the mean difference (learner - opponent) per deal, its 95% CI
+    and p-value; ``result`` holds the full arena result.
+    """
+    if not opponents:
+        raise ValueError("evaluate_agent needs at least one opponent")
+    learner: AgentSpec = agent_or_spec
+    learner_name = _names([learner])[0]
+    if learner_name in opponents:
+        raise ValueError(f"the learner {learner_name!r} is also among the opponents; give it another name")
+    others = [opponents[k % len(opponents)] for k in range(num_players - 1)]
+    result = run_arena([learner, *others], variant=variant, num_players=num_players, options=options,
+                       deals=deals, seed=seed, workers=workers, progress=progress)
+    mine = result["agents"][learner_name]
+    versus = {}
+    for p in result["pairwise"]:
+        if learner_name in (p["a"], p["b"]):
+            sign = 1.0 if p["a"] == learner_name else -1.0
+            other = p["b"] if sign > 0 else p["a"]
+            low, high = (p["ci95"][0], p["ci95"][1]) if sign > 0 else (-p["ci95"][1], -p["ci95"][0])
+            versus[other] = {"difference": sign * p["mean_difference"], "ci95": [low, high],
+                             "p_value": p["p_value"]}
+    return {"name": learner_name, "mean": mine["mean"], "ci95": mine["ci95"], "win_rate": mine["win_rate"],
+            "vs": versus, "deals_per_second": result["deals_per_second"], "result": result}

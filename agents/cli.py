@@ -1,0 +1,149 @@
+"""``commerce play`` (a human against agents) and ``commerce arena`` (agents against each other)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from typing import Any
+
+DEFAULT_LINEUP = "search,expected_value,greedy,random"
+
+
+def _options(pairs: list[str] | None) -> dict[str, Any]:
+    """``key=value`` rule options; values are read as YAML (``deals=1``, ``allow_pass=false``)."""
+    import yaml
+
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"bad --option {pair!r}: expected name=value, e.g. deals=1")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def _agents(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise ValueError(f"no agents in {text!r}: give names separated by commas")
+    return names
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    play = subparsers.add_parser("play", help="play in the terminal against agents")
+    play.add_argument("--variant", default="trade_barter")
+    play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
+                      "(names or model paths); repeated to fill the seats")
+    play.add_argument("--players", type=int, default=None, help="default: you plus one seat per opponent")
+    play.add_argument("--seat", type=int, default=0, help="your seat (0 is the eldest of the first deal)")
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
+    play.set_defaults(func=play_command)
+
+    arena = subparsers.add_parser("arena", help="agents against each other on duplicate deals")
+    arena.add_argument("--agents", default=DEFAULT_LINEUP, help="comma separated names or model paths, "
+                       "repeated to fill the seats")
+    arena.add_argument("--variant", default="trade_barter")
+    arena.add_argument("--players", type=int, default=4)
+    arena.add_argument("--deals", type=int, default=1000, help="games to play, rounded up to whole duplicate groups")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
+    arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
+    arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
+    arena.add_argument("--no-progress", action="store_true")
+    arena.set_defaults(func=arena_command)
+
+
+def arena_command(args: argparse.Namespace) -> int:
+    from .arena import report_markdown, run_arena
+
+    try:
+        result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
+                           options=_options(args.option), deals=args.deals, seed=args.seed,
+                           workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
+                           progress=not args.no_progress)
+    except (ValueError, TypeError) as error:
+        print(f"commerce arena: {error}", file=sys.stderr)
+        return 2
+    print(report_markdown(result))
+    if args.out:
+        print(f"wrote {args.out}/result.json, report.md, mean_reward.png")
+    return 0
+
+
+def play_command(args: argparse.Namespace, read=input, write=print) -> int:
+    """A match in the terminal: the human in ``--seat``, agents elsewhere."""
+    try:
+        return _play(args, read, write)
+    except (ValueError, TypeError) as error:
+        print(f"commerce play: {error}", file=sys.stderr)
+        return 2
+
+
+def _play(args: argparse.Namespace, read, write) -> int:
+    from commerce_env.engine import new_game
+    from commerce_env.rules import make_rules
+
+    from .arena import Observation
+    from .base import make_agent
+    from .human import HumanAgent
+    from .search import _DealOverError, _stop_at_deal_end, fast_clone
+
+    opponents = _agents(args.opponents)
+    players = args.players if args.players is not None else 1 + len(opponents)
+    rules = make_rules(args.variant, **_options(args.option))
+    rules.check_players(players)
+    if not 0 <= args.seat < players:
+        raise ValueError(f"--seat must be a seat from 0 to {players - 1}, got {args.seat}")
+    names = [f"player_{s}" for s in range(players)]
+    names[args.seat] = "you"
+    seats, k = [], 0
+    for s in range(players):
+        if s == args.seat:
+            seats.append(HumanAgent(read=read, write=write, names=names))
+        else:
+            seats.append(make_agent(opponents[k % len(opponents)]))
+            names[s] = f"player_{s} ({opponents[k % len(opponents)]})"
+            k += 1
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    game = new_game(rules, players, rng=random.Random(seed))
+    for s, agent in enumerate(seats):
+        agent.reset(s, players, rules, seed + s)
+    write(f"Commerce, {rules.variant}, {players} players, seed {seed}. You are seat {args.seat}.")
+    while not game.is_over():
+        seat = game.current_player
+        action = int(seats[seat].act(Observation(game, seat), game))
+        if seat != args.seat:
+            write(f"{names[seat]}: {_public(game, action, seat, args.seat)}")
+        before = fast_clone(game)  # to show the hands if this action ends the deal (R11)
+        before._after_deal = _stop_at_deal_end
+        try:
+            before.apply(action)
+        except _DealOverError:
+            _show_deal(before, names, write)
+        game.apply(action)
+    write("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+    return 0
+
+
+def _public(game, action: int, seat: int, viewer: int) -> str:
+    from commerce_env.engine import actions as A
+
+    text = game.action_text(action, seat)
+    kind = A.action_kind(action)
+    if kind in ("ready_money", "offer", "give"):
+        if kind == "give" and game.offer is not None and game.offer[0] == viewer:
+            return text + " (to you)"
+        return f"{kind} (a card face down)"
+    return text
+
+
+def _show_deal(game, names: list[str], write) -> None:
+    from commerce_env.cards import format_cards
+
+    write("The hands are shown:")
+    for s in game.order:
+        write(f"  {names[s]}: {format_cards(game.hands[s])}")
+    write("Counters now: " + ", ".join(f"{names[s]} {game.counters[s]}" for s in range(game.num_players)))

@@ -1,0 +1,313 @@
+"""Two hand-crafted baselines for every variant: ``greedy`` and ``expected_value``.
+
+Both read from the engine state only what their seat may know (R11): their
+own hand, the face-up table, the counters and the phase, through
+:mod:`agents.knowledge`.  ``greedy`` is also the fast policy that the search
+agent's rollouts use for every player, so it is written for speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from itertools import combinations
+
+import numpy as np
+
+from commerce_env.cards import RANK_PIPS
+from commerce_env.engine import actions as A
+from commerce_env.engine.base import (
+    HORSE,
+    LAST_EXCHANGE,
+    REPLY,
+    STAND_CHOICE,
+    WIDOW_CHOICE,
+    Game,
+)
+from commerce_env.hands import hand_key, key_array, ship_key
+from commerce_env.rules import Rules
+
+from .base import Agent
+from .knowledge import knowledge
+
+TRIPLES = np.array(list(combinations(range(52), 3)), dtype=np.intp)  # all 22,100 hands
+_PIPS = np.array(RANK_PIPS, dtype=np.int64)
+
+
+def _ship_keys(cards: np.ndarray) -> np.ndarray:
+    """R7.4 values (as :func:`commerce_env.hands.ship_key`) of an ``(N, 3)`` array."""
+    suits, pips = cards & 3, _PIPS[cards >> 2]
+    s0, s1, s2 = suits.T
+    p0, p1, p2 = pips.T
+    return np.select([(s0 == s1) & (s1 == s2), s0 == s1, s0 == s2, s1 == s2],
+                     [100 + p0 + p1 + p2, p0 + p1, p0 + p2, p1 + p2], 0)
+
+
+@cache
+def _all_keys(variant: str, combos: frozenset[str]) -> np.ndarray:
+    if variant == "my_ship_sails":
+        return _ship_keys(TRIPLES)
+    table = key_array(combos)
+    return table[TRIPLES[:, 0] * 2704 + TRIPLES[:, 1] * 52 + TRIPLES[:, 2]]
+
+
+def hand_value(rules: Rules, cards: Sequence[int]) -> int:
+    """The hand's value in this variant: R2's key, or R7.4's in My Ship Sails."""
+    if rules.variant == "my_ship_sails":
+        return ship_key(cards)
+    return hand_key(cards, rules.combinations)
+
+
+def values_of(rules: Rules, hands: np.ndarray) -> np.ndarray:
+    """:func:`hand_value` for an ``(N, 3)`` array of hands."""
+    hands = np.asarray(hands, dtype=np.intp)
+    if rules.variant == "my_ship_sails":
+        return _ship_keys(hands)
+    return key_array(rules.combinations)[hands[:, 0] * 2704 + hands[:, 1] * 52 + hands[:, 2]]
+
+
+@cache
+def quantile_key(variant: str, combos: frozenset[str], quantile: float) -> int:
+    """The hand value at ``quantile`` of all 22,100 hands (a fixed, card-free yardstick)."""
+    return int(np.quantile(_all_keys(variant, combos), quantile, method="lower"))
+
+
+def keep_score(a: int, b: int, ship: bool) -> int:
+    """How promising two kept cards are: a rank pair (tricon), a suit pair, else the high card."""
+    pa, pb = RANK_PIPS[a >> 2], RANK_PIPS[b >> 2]
+    if not ship and a >> 2 == b >> 2:
+        return 60 + (a >> 2)
+    if a & 3 == b & 3:
+        near = not ship and abs((a >> 2) - (b >> 2)) <= 2
+        return 30 + pa + pb + (4 if near else 0)
+    return max(pa, pb)
+
+
+def _keep_scores(a: np.ndarray, b: np.ndarray, ship: bool) -> np.ndarray:
+    """:func:`keep_score` for arrays of card pairs."""
+    ra, rb = a >> 2, b >> 2
+    pa, pb = _PIPS[ra], _PIPS[rb]
+    same_rank = (ra == rb) & (not ship)
+    near = (np.abs(ra - rb) <= 2) & (not ship)
+    return np.where(same_rank, 60 + ra, np.where((a & 3) == (b & 3), 30 + pa + pb + 4 * near, np.maximum(pa, pb)))
+
+
+def worst_slot(hand: Sequence[int], ship: bool = False) -> int:
+    """The slot of the card whose loss leaves the most promising two cards."""
+    a, b, c = hand
+    scores = (keep_score(b, c, ship), keep_score(a, c, ship), keep_score(a, b, ship))
+    return max(range(3), key=scores.__getitem__)
+
+
+# ----------------------------------------------------------------- greedy
+def best_exchange(game: Game, seat: int, legal: Sequence[int]) -> tuple[int, int]:
+    """``(action, value)`` of the exchange with the table that leaves the best hand now."""
+    hand, table, rules = game.hands[seat], game.table, game.rules
+    best, best_value = -1, -1
+    for action in legal:
+        if action < A.EXCHANGE:
+            continue
+        own, slot = divmod(action - A.EXCHANGE, 3)
+        cards = list(hand)
+        cards[own] = table[slot]
+        value = hand_value(rules, cards)
+        if value > best_value:
+            best, best_value = action, value
+    return best, best_value
+
+
+def greedy_action(game: Game, seat: int, threshold: int) -> int:
+    """The greedy policy: knock (stand, decline) once the hand is worth ``threshold``;
+    else the exchange that improves the hand most now, or trade away the least
+    useful card.  Reads the seat's own hand and the table only."""
+    legal = game.legal_actions()
+    phase, rules = game.phase, game.rules
+    if phase == WIDOW_CHOICE:  # R6.2: the dealer has not seen his hand; judge the widow
+        return A.TAKE_WIDOW if hand_value(rules, game.table) >= threshold else A.KEEP_HAND
+    if phase == HORSE:
+        return A.BUY_HORSE
+    hand = game.hands[seat]
+    value = hand_value(rules, hand)
+    strong = value >= threshold
+    if phase == STAND_CHOICE:
+        return A.STAND if strong else A.CONTINUE
+    ship = rules.variant == "my_ship_sails"
+    if phase == REPLY:
+        if A.KNOCK in legal and strong:
+            return A.KNOCK
+        return A.GIVE + worst_slot(hand, ship)
+    if ship:  # R7.2: offer the least useful card, unless the hand is already good
+        return A.DECLINE if strong else A.OFFER + worst_slot(hand, ship=True)
+    if rules.variant == "trade_barter":
+        if strong:
+            return A.KNOCK
+        slot = worst_slot(hand)
+        return A.READY_MONEY + slot if A.READY_MONEY in legal else A.OFFER + slot
+    # Exchanges with a face-up table: widow (R6.3), old game and pool (R8.2, R8.3).
+    stop = A.KNOCK if A.KNOCK in legal else A.STAND
+    if strong and phase != LAST_EXCHANGE:
+        return stop
+    action, new_value = best_exchange(game, seat, legal)
+    if new_value > value:
+        return action
+    if A.PASS in legal and (phase == LAST_EXCHANGE or rules.variant == "widow"):
+        return A.PASS
+    return stop
+
+
+class GreedyAgent(Agent):
+    """Improves its hand as much as it can right now; stops past a fixed threshold."""
+
+    name = "greedy"
+
+    def __init__(self, quantile: float = 0.6, seed: int | None = None):
+        if not 0.0 <= quantile <= 1.0:
+            raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
+        self.quantile = quantile
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
+        game = _require_game(game, self)
+        rules = game.rules
+        threshold = quantile_key(rules.variant, rules.combinations, self.quantile)
+        return greedy_action(game, game.current_player, threshold)
+
+
+# --------------------------------------------------------- expected value
+class WinModel:
+    """The chance that a hand is the best at the table, given what a seat knows.
+
+    Each opponent whose hand is not public holds three cards drawn from the
+    cards this seat has not seen; an opponent whose whole hand is public holds
+    exactly it.  Ties count half.  Opponents are taken as independent.
+    """
+
+    def __init__(self, game: Game, seat: int):
+        self.rules = game.rules
+        info = knowledge(game, seat)
+        self.unseen = np.array(info.unseen, dtype=np.intp)
+        mask = np.zeros(52, dtype=bool)
+        mask[self.unseen] = True
+        inside = mask[TRIPLES].all(axis=1)
+        self.sorted_keys = np.sort(_all_keys(self.rules.variant, self.rules.combinations)[inside])
+        known = info.opponents_known(game)
+        self.known_values = np.array([hand_value(self.rules, cards) for cards in known.values()])
+        opponents = [s for s in game.order if s != seat and game.hands[s]]
+        self.unknown_opponents = len(opponents) - len(known)
+        # The card a player gives away blind (R5.4, R7.2): his least useful one.
+        self.given_card_weights = self._given_card_weights(TRIPLES[inside])
+
+    def _given_card_weights(self, triples: np.ndarray) -> np.ndarray:
+        ship = self.rules.variant == "my_ship_sails"
+        weights = np.zeros(52)
+        if len(triples) == 0:
+            return weights
+        a, b, c = triples.T
+        scores = np.column_stack([_keep_scores(b, c, ship), _keep_scores(a, c, ship), _keep_scores(a, b, ship)])
+        gives = triples[np.arange(len(triples)), scores.argmax(axis=1)]
+        np.add.at(weights, gives, 1.0)
+        return weights / weights.sum()
+
+    def win_probability(self, values: np.ndarray | int) -> np.ndarray:
+        values = np.asarray(values)
+        keys = self.sorted_keys
+        if len(keys):
+            below = np.searchsorted(keys, values, side="left")
+            equal = np.searchsorted(keys, values, side="right") - below
+            beat_one = (below + 0.5 * equal) / len(keys)
+        else:
+            beat_one = np.ones(values.shape)
+        probability = beat_one ** self.unknown_opponents
+        for other in self.known_values:
+            probability = probability * np.where(values > other, 1.0, np.where(values == other, 0.5, 0.0))
+        return probability
+
+    def after_swap(self, hand: Sequence[int], slot: int, weights: np.ndarray | None = None) -> float:
+        """Expected win probability after replacing ``hand[slot]`` by an unseen card
+        (uniform, or drawn with ``weights`` over the 52 cards)."""
+        if len(self.unseen) == 0:
+            return float(self.win_probability(hand_value(self.rules, hand)))
+        kept = [c for i, c in enumerate(hand) if i != slot]
+        new = np.column_stack([np.full(len(self.unseen), kept[0]), np.full(len(self.unseen), kept[1]),
+                               self.unseen])
+        chances = self.win_probability(values_of(self.rules, new))
+        if weights is None:
+            return float(chances.mean())
+        w = weights[self.unseen]
+        total = w.sum()
+        return float((chances * w).sum() / total) if total > 0 else float(chances.mean())
+
+    def random_hand(self) -> float:
+        """Expected win probability of three cards drawn from the unseen ones."""
+        return float(self.win_probability(self.sorted_keys).mean()) if len(self.sorted_keys) else 0.5
+
+
+class ExpectedValueAgent(Agent):
+    """Chooses by exact expectations over the unseen cards (see docs/agents.md)."""
+
+    name = "expected_value"
+
+    def __init__(self, knock_threshold: float = 0.35, seed: int | None = None):
+        if not 0.0 <= knock_threshold <= 1.0:
+            raise ValueError(f"knock_threshold must lie in [0, 1], got {knock_threshold!r}")
+        self.knock_threshold = knock_threshold
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
+        game = _require_game(game, self)
+        seat, phase, rules = game.current_player, game.phase, game.rules
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        if phase == HORSE:
+            return A.BUY_HORSE
+        model = WinModel(game, seat)
+        threshold = self.knock_threshold
+        if phase == WIDOW_CHOICE:  # R6.2: the face-up widow against an unseen hand
+            widow = float(model.win_probability(hand_value(rules, game.table)))
+            return A.TAKE_WIDOW if widow >= model.random_hand() else A.KEEP_HAND
+        hand = game.hands[seat]
+        now = float(model.win_probability(hand_value(rules, hand)))
+        if phase == STAND_CHOICE:
+            return A.STAND if now >= threshold else A.CONTINUE
+        if rules.variant in ("trade_barter", "my_ship_sails"):
+            return self._trade(game, model, hand, now, legal)
+        stop = A.KNOCK if A.KNOCK in legal else A.STAND
+        if now >= threshold and phase != LAST_EXCHANGE:
+            return stop
+        action, value = best_exchange(game, seat, legal)
+        if action >= 0 and float(model.win_probability(value)) > now:
+            return action
+        if A.PASS in legal and (phase == LAST_EXCHANGE or rules.variant == "widow"):
+            return A.PASS
+        return stop
+
+    def _trade(self, game: Game, model: WinModel, hand: Sequence[int], now: float, legal: list[int]) -> int:
+        """R5.3-R5.4 and R7.2: the trade with the best expected result, in counters."""
+        pool, threshold = game.pool, self.knock_threshold
+        blind = model.given_card_weights  # a neighbour gives, or offers, his least useful card
+        if game.phase == REPLY:
+            gives = [(model.after_swap(hand, slot, blind), A.GIVE + slot) for slot in range(3)]
+            best, action = max(gives)
+            if A.KNOCK in legal and (now >= threshold or now >= best):
+                return A.KNOCK
+            return action
+        stop = A.KNOCK if A.KNOCK in legal else A.DECLINE
+        if now >= threshold:
+            return stop
+        cost = 0 if game.current_player == game.dealer else 1
+        options = [(pool * now, stop)]
+        for action in legal:
+            if A.READY_MONEY <= action < A.OFFER:
+                options.append((pool * model.after_swap(hand, action - A.READY_MONEY) - cost, action))
+            elif A.OFFER <= action < A.GIVE:
+                options.append((pool * model.after_swap(hand, action - A.OFFER, blind), action))
+        return max(options)[1]
+
+
+def _require_game(game: Game | None, agent: Agent) -> Game:
+    if game is None:
+        raise ValueError(f"the {agent.name} agent needs the engine state: pass game=env.unwrapped.game")
+    return game
+
+
+__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "greedy_action", "hand_value",
+           "quantile_key", "worst_slot"]

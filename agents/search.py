@@ -1,0 +1,141 @@
+"""Determinized Monte Carlo search (see docs/agents.md).
+
+For each decision the agent samples worlds consistent with what its seat has
+seen (:func:`agents.knowledge.determinize`, R11), plays every legal action in
+each world on a cloned engine state, finishes the deal with fast rollouts
+(every player follows :func:`agents.heuristics.greedy_action`), and picks the
+action with the best mean result.  All actions are scored on the same worlds
+(common random numbers), so their differences are much less noisy than their
+values.  The budget is a number of worlds per decision, or milliseconds.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from commerce_env.engine.base import Game
+from commerce_env.rules import Rules
+
+from .base import Agent
+from .heuristics import greedy_action, quantile_key
+from .knowledge import determinize
+
+Determinizer = Callable[[Game, int, random.Random], Game]
+
+
+def _load_determinizer() -> Determinizer:
+    """The engine's determinizer when it exists (issue 4 asks to switch to it), else ours."""
+    try:
+        from commerce_env.engine.determinize import determinize as engine_determinize
+    except ImportError:
+        return determinize
+    return engine_determinize
+
+
+def fast_clone(game: Game) -> Game:
+    """A copy for one rollout: like ``Game.clone`` but sharing the random generator.
+
+    ``Game.clone`` copies the generator, which costs more than the rest of the
+    copy; a rollout stops at the end of its deal and never shuffles, so it can
+    share it.  Lists (and lists of lists) are copied, everything else is
+    immutable during a deal.
+    """
+    new = object.__new__(type(game))
+    state = game.__dict__.copy()
+    for name, value in state.items():
+        if type(value) is list:
+            state[name] = [list(x) if type(x) is list else x for x in value]
+    new.__dict__ = state
+    return new
+
+
+class _DealOverError(Exception):
+    pass
+
+
+def _stop_at_deal_end(newly_out: list[int]) -> None:
+    raise _DealOverError
+
+
+def deal_value(game: Game, seat: int) -> float:
+    """What ``seat`` holds, in reward units: counters, or money plus lives at the
+    pool's going rate in pool commerce (R9), where lives are not money."""
+    if game.rules.variant != "pool":
+        return float(game.counters[seat])
+    lives = sum(game.counters) or 1
+    return game.money[seat] + game.counters[seat] * game.pool / lives
+
+
+def rollout(world: Game, seat: int, threshold: int, first: int | None = None, max_actions: int = 2000) -> float:
+    """Take ``first`` in ``world``, then play to the end of its deal with the greedy
+    policy for everyone; the change of ``seat``'s holdings (the deal's payments,
+    before the next ante).  ``world`` is used up."""
+    start = deal_value(world, seat)
+    world._after_deal = _stop_at_deal_end  # an instance attribute shadows the method: stop here
+    try:
+        if first is not None:
+            world.apply(first)
+        for _ in range(max_actions):
+            if world.is_over():
+                break
+            world.apply(greedy_action(world, world.current_player, threshold))
+    except _DealOverError:
+        pass
+    return deal_value(world, seat) - start
+
+
+class SearchAgent(Agent):
+    """Determinized Monte Carlo with greedy rollouts; ``worlds`` or ``ms`` per decision."""
+
+    name = "search"
+
+    def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
+                 seed: int | None = None, determinizer: Determinizer | None = None):
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
+        if ms is not None and not ms > 0:
+            raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
+        self.worlds = worlds
+        self.ms = ms
+        self.rollout_quantile = rollout_quantile
+        self.rng = random.Random(seed)
+        self.determinize = determinizer or _load_determinizer()
+        self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
+
+    def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def sample_worlds(self, game: Game, seat: int, count: int) -> list[Game]:
+        """``count`` worlds consistent with what ``seat`` knows."""
+        return [self.determinize(game, seat, self.rng) for _ in range(count)]
+
+    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
+        if game is None:
+            raise ValueError("the search agent needs the engine state: pass game=env.unwrapped.game")
+        legal = list(game.legal_actions())
+        if len(legal) == 1:
+            return legal[0]
+        seat = game.current_player
+        rules = game.rules
+        threshold = quantile_key(rules.variant, rules.combinations, self.rollout_quantile)
+        totals = dict.fromkeys(legal, 0.0)
+        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
+        played = 0
+        while True:
+            world = self.determinize(game, seat, self.rng)
+            for action in legal:
+                totals[action] += rollout(fast_clone(world), seat, threshold, first=action)
+            played += 1
+            if deadline is None:
+                if played >= self.worlds:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        self.last_values = {a: totals[a] / played for a in legal}
+        best = max(self.last_values.values())
+        return min(a for a in legal if self.last_values[a] >= best - 1e-12)

@@ -1,0 +1,95 @@
+"""The arena's statistics: bootstrap intervals over duplicate groups, paired tests, ratings.
+
+The unit of every statistic is the *duplicate group*: one set of packs played
+once per rotation of the agents through the seats.  Card luck is shared
+inside a group, so groups are independent and exchangeable, which is what
+the bootstrap and the paired test need.  A mean per deal is a ratio (reward
+summed over groups / deals summed over groups), and the bootstrap resamples
+whole groups and recomputes that ratio.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+BOOTSTRAP_SAMPLES = 2000
+
+
+def _as_arrays(rewards: np.ndarray, deals: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    rewards = np.asarray(rewards, dtype=np.float64)
+    deals = np.ones_like(rewards) if deals is None else np.asarray(deals, dtype=np.float64)
+    if rewards.ndim != 1 or rewards.shape != deals.shape:
+        raise ValueError(f"rewards and deals must be 1-d arrays of one length, got {rewards.shape}, {deals.shape}")
+    if rewards.size == 0:
+        raise ValueError("no groups to summarise")
+    if (deals <= 0).any():
+        raise ValueError("every group must hold at least one deal")
+    return rewards, deals
+
+
+def ratio_mean(rewards: np.ndarray, deals: np.ndarray | None = None) -> float:
+    """Mean reward per deal: total reward over total deals."""
+    rewards, deals = _as_arrays(rewards, deals)
+    return float(rewards.sum() / deals.sum())
+
+
+def bootstrap_ci(rewards: np.ndarray, deals: np.ndarray | None = None, *, level: float = 0.95,
+                 samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean per deal, resampling groups.
+
+    ``rewards[g]`` is the reward summed over group ``g`` and ``deals[g]`` its
+    number of deals (default one per group, i.e. a plain mean).
+    """
+    rewards, deals = _as_arrays(rewards, deals)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, rewards.size, size=(samples, rewards.size))
+    means = rewards[picks].sum(axis=1) / deals[picks].sum(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def paired_test(differences: np.ndarray) -> float:
+    """Two-sided p-value that the mean of paired per-group differences is zero.
+
+    A t statistic on the group differences, read against the normal
+    distribution (the arena has hundreds of groups, where t and normal agree);
+    identical players give p = 1.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.size < 2:
+        return 1.0
+    sd = d.std(ddof=1)
+    if sd == 0.0:
+        return 1.0 if d.mean() == 0.0 else 0.0
+    z = d.mean() / (sd / math.sqrt(d.size))
+    return float(math.erfc(abs(z) / math.sqrt(2.0)))
+
+
+def openskill_ratings(games: list[tuple[list[str], list[float]]]) -> dict[str, dict[str, float]]:
+    """Plackett-Luce (OpenSkill) ratings from games in a fixed order.
+
+    Each game is ``(names by seat, returns by seat)``; a name in several seats
+    is one team member scored by its mean return.  Games with one name only
+    are skipped.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings: dict[str, object] = {}
+    for names, returns in games:
+        scores: dict[str, list[float]] = {}
+        for name, value in zip(names, returns, strict=True):
+            scores.setdefault(name, []).append(value)
+        if len(scores) < 2:
+            continue
+        present = sorted(scores)
+        teams = [[ratings.setdefault(n, model.rating(name=n))] for n in present]
+        new = model.rate(teams, scores=[float(np.mean(scores[n])) for n in present])
+        for n, (rating,) in zip(present, new, strict=True):
+            ratings[n] = rating
+    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}

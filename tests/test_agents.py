@@ -1,0 +1,226 @@
+"""Agents: legal play in every variant, R11 knowledge, determinization, the registry."""
+
+import random
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents import make_agent
+from agents.arena import Observation, play_game
+from agents.base import AGENTS, RandomAgent
+from agents.heuristics import ExpectedValueAgent, GreedyAgent
+from agents.knowledge import determinize, knowledge
+from agents.search import SearchAgent
+from commerce_env import observation as obs
+from commerce_env.cards import CARDS, parse_cards
+from commerce_env.engine import actions as A
+from commerce_env.engine import new_game
+from commerce_env.rules import VARIANTS, make_rules
+
+FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class LegalityChecker:
+    """Wraps an agent and fails the test if it ever picks an action outside the mask."""
+
+    def __init__(self, agent):
+        self.agent, self.name, self.moves = agent, agent.name, 0
+
+    def reset(self, *args):
+        self.agent.reset(*args)
+
+    def observe(self, seat, text):
+        pass
+
+    def act(self, observation, game):
+        action = self.agent.act(observation, game)
+        assert observation["action_mask"][action] == 1, f"{self.name} chose illegal {action}"
+        assert action in game.legal_actions()
+        self.moves += 1
+        return action
+
+
+def _short_match(variant):
+    # R4.5: a match of a few deals keeps the property test fast in the lives variants.
+    return {"deals": 3} if variant in ("widow", "my_ship_sails", "pool") else {}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@FAST
+@given(seed=st.integers(0, 2**31 - 1), players=st.integers(2, 5))
+def test_agents_choose_only_legal_actions(variant, seed, players):  # R12 action table, R4.4
+    rules = make_rules(variant, **_short_match(variant))
+    agents = [GreedyAgent(), ExpectedValueAgent(), SearchAgent(worlds=2), RandomAgent()]
+    rng = random.Random(seed)
+    rng.shuffle(agents)
+    seats = [LegalityChecker(agents[s % len(agents)]) for s in range(players)]
+    game = new_game(rules, players, rng=random.Random(seed))
+    returns = play_game(game, seats, seeds=list(range(players)))
+    assert game.is_over()
+    assert sum(returns) == pytest.approx(0.0)  # R4.3: nothing created or lost
+
+
+def _play_random(game, moves, rng):
+    for _ in range(moves):
+        if game.is_over():
+            break
+        game.apply(rng.choice(game.legal_actions()))
+
+
+def _twin_with_hidden_cards_permuted(game, seat, rng):
+    """The same game as ``seat`` sees it, with every card hidden from it (R11) moved around.
+
+    Cards the seat gave away keep their identity (it remembers them) even when
+    it no longer knows where they are."""
+    remembered = {card for card, _ in game.gave[seat]}
+    hidden = [c for c in knowledge(game, seat).unseen if c not in remembered]
+    shuffled = hidden[:]
+    rng.shuffle(shuffled)
+    mapping = dict(zip(hidden, shuffled, strict=True))
+    twin = game.clone()
+
+    def swap(cards):
+        return [mapping.get(c, c) for c in cards]
+
+    twin.hands = [sorted(swap(h)) for h in twin.hands]
+    twin.stock, twin.discards = swap(twin.stock), swap(twin.discards)
+    twin.history = [(s, k, tuple(swap(c))) for s, k, c in twin.history]
+    twin.gave = [[(mapping.get(c, c), to) for c, to in g] for g in twin.gave]
+    twin.discarded = [swap(d) for d in twin.discarded]
+    if getattr(twin, "offer", None) is not None:
+        twin.offer = (twin.offer[0], mapping.get(twin.offer[1], twin.offer[1]))
+    twin._legal_cache = None
+    return twin, mapping
+
+
+def _world_cards(world):
+    return ([list(h) for h in world.hands], list(world.table), list(world.stock), list(world.discards),
+            getattr(world, "offer", None))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@FAST
+@given(seed=st.integers(0, 2**31 - 1), moves=st.integers(0, 12))
+def test_search_does_not_see_hidden_cards(variant, seed, moves):  # R11
+    rng = random.Random(seed)
+    game = new_game(make_rules(variant), 4, rng=random.Random(seed))
+    _play_random(game, moves, rng)
+    if game.is_over():
+        return
+    seat = game.current_player
+    twin, mapping = _twin_with_hidden_cards_permuted(game, seat, rng)
+    # The two games look the same from the seat (R11) ...
+    assert (obs.encode(game, seat) == obs.encode(twin, seat)).all()
+    assert knowledge(game, seat) == knowledge(twin, seat)
+    # ... so the worlds it samples and the action it picks are the same.
+    assert _world_cards(determinize(game, seat, random.Random(7))) == \
+        _world_cards(determinize(twin, seat, random.Random(7)))
+    first, second = SearchAgent(worlds=3, seed=5), SearchAgent(worlds=3, seed=5)
+    assert first.act(Observation(game, seat), game) == second.act(Observation(twin, seat), twin)
+    assert first.last_values == second.last_values
+    for agent in (GreedyAgent(), ExpectedValueAgent()):
+        assert agent.act(Observation(game, seat), game) == agent.act(Observation(twin, seat), twin)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_determinized_worlds_keep_what_the_seat_knows(variant):  # R11
+    rng = random.Random(3)
+    for trial in range(20):
+        game = new_game(make_rules(variant), 4, rng=random.Random(trial))
+        _play_random(game, trial % 9, rng)
+        if game.is_over():
+            continue
+        seat = game.current_player
+        info = knowledge(game, seat)
+        world = determinize(game, seat, rng)
+        assert len(world.where_are_cards()) == 52  # every card once
+        assert world.table == game.table
+        if game.sees_own_hand(seat):
+            assert world.hands[seat] == game.hands[seat]
+        for other, cards in info.public_hands.items():
+            assert set(cards) <= set(game.hands[other]) and set(cards) <= set(world.hands[other])
+        assert [len(h) for h in world.hands] == [len(h) for h in game.hands]
+        assert len(world.stock) == len(game.stock)
+
+
+def test_worlds_vary_the_unseen_cards():  # determinization resamples what is hidden
+    game = new_game(make_rules("trade_barter"), 4, rng=random.Random(1))
+    seat = game.current_player
+    rng = random.Random(0)
+    others = {tuple(determinize(game, seat, rng).hands[(seat + 1) % 4]) for _ in range(20)}
+    assert len(others) > 10
+
+
+def test_widow_taker_hand_is_public():  # R6.2: the dealer's new hand is the face-up widow
+    game = new_game(make_rules("widow"), 4, rng=random.Random(2))
+    widow = sorted(game.table)
+    game.apply(A.TAKE_WIDOW)
+    eldest = game.current_player
+    info = knowledge(game, eldest)
+    assert info.public_hands[game.dealer] == tuple(widow)
+    assert determinize(game, eldest, random.Random(0)).hands[game.dealer] == widow
+
+
+def test_bartered_card_is_known_until_the_neighbour_trades():  # R5.4, R11
+    game = new_game(make_rules("trade_barter"), 4, rng=random.Random(4))
+    trader = game.current_player
+    offered = game.hands[trader][0]
+    game.apply(A.OFFER + 0)
+    neighbour = game.current_player
+    game.apply(A.GIVE + 0)
+    assert knowledge(game, trader).public_hands[neighbour] == (offered,)
+    assert game.current_player == neighbour  # R5.4: the turn passes to the neighbour
+    game.apply(A.READY_MONEY + 0)  # a face-down trade: the card may be gone
+    assert neighbour not in knowledge(game, trader).public_hands
+
+
+def _game_with(variant, pack, **options):
+    cards = list(parse_cards(pack))
+    rest = [c for c in CARDS if c not in cards]
+    return new_game(make_rules(variant, **options), 4, decks=[cards + rest], dealer=3)
+
+
+def test_greedy_and_expected_value_knock_with_a_tricon():  # R2.1, R5.5
+    # R1.5: one card at a time from the eldest (seat 0); seat 0 gets AS AH AD.
+    game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
+    assert game.hands[0] == sorted(parse_cards("AS AH AD"))
+    for agent in (GreedyAgent(), ExpectedValueAgent(), SearchAgent(worlds=8, seed=1)):
+        assert agent.act(Observation(game, 0), game) == A.KNOCK
+
+
+def test_greedy_takes_the_exchange_that_makes_a_tricon():  # R6.3
+    game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
+    game.apply(A.KEEP_HAND)  # the dealer (seat 3) keeps his hand; seat 0 acts
+    action = GreedyAgent().act(Observation(game, 0), game)
+    assert game.action_text(action, 0) == "exchange 2C AD"
+
+
+def test_registry_and_specs(monkeypatch):
+    assert {"random", "greedy", "expected_value", "search"} <= set(AGENTS)
+    assert make_agent("search", worlds=3).worlds == 3
+    with pytest.raises(ValueError, match="unknown agent 'bogus'"):
+        make_agent("bogus")
+    with pytest.raises(ValueError, match="worlds"):
+        make_agent("search", worlds=0)
+    with pytest.raises(TypeError, match="agent spec"):
+        make_agent(3)
+    loaded = []
+    import agents.learned
+
+    monkeypatch.setattr(agents.learned, "load_agent", lambda path, **kw: loaded.append(path) or RandomAgent())
+    make_agent("model:runs/x")
+    make_agent("runs/y/model.json")
+    assert loaded == ["runs/x", "runs/y/model.json"]
+    monkeypatch.setitem(sys.modules, "agents.learned", None)  # as if the module were missing
+    with pytest.raises(ValueError, match="agents.learned is not available"):
+        make_agent("model:runs/x")
+
+
+def test_heuristic_agents_need_the_game():
+    game = new_game(make_rules("trade_barter"), 4, seed=1)
+    observation = Observation(game, game.current_player)
+    for name in ("greedy", "expected_value", "search"):
+        with pytest.raises(ValueError, match="engine state"):
+            make_agent(name).act(observation)
