@@ -10,6 +10,7 @@ sequence (R2.2), cannot arise without a 2 and a 3.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from functools import total_ordering
 
@@ -81,29 +82,47 @@ def hand_keys(cards: np.ndarray, flush: bool, pair: bool) -> np.ndarray:
     return key
 
 
-def _build_tables() -> list[np.ndarray]:
-    grid = np.indices((52, 52, 52)).reshape(3, -1).T
-    return [hand_keys(grid, flush=bool(i & 2), pair=bool(i & 1)) for i in range(4)]
+def _build_table(index: int) -> np.ndarray:
+    """The keys of all 52**3 ordered triples for one table index.
+
+    Memory (docs/performance.md): a key does not depend on the order of the
+    cards, so it is computed once for each of the 24,804 multisets of three
+    cards (repeated cards included, as every entry of the table is defined)
+    and copied to all their orders, instead of computing 52**3 rows at once.
+    """
+    triples = np.array(list(itertools.combinations_with_replacement(range(52), 3)), dtype=np.int64)
+    keys = hand_keys(triples, flush=bool(index & 2), pair=bool(index & 1))
+    table = np.empty(52 ** 3, dtype=np.int64)
+    for a, b, c in itertools.permutations(triples.T):
+        table[a * 2704 + b * 52 + c] = keys
+    return table
 
 
-_KEY_ARRAYS: list[np.ndarray] | None = None
+_KEY_ARRAYS: list[np.ndarray | None] = [None] * 4
 _KEY_LISTS: list[list[int] | None] = [None] * 4
 
 
 def key_array(combinations: frozenset[str]) -> np.ndarray:
-    """The 52**3 table of keys, indexed by ``a * 2704 + b * 52 + c``."""
-    global _KEY_ARRAYS
-    if _KEY_ARRAYS is None:
-        _KEY_ARRAYS = _build_tables()
-    return _KEY_ARRAYS[_table_index(combinations)]
+    """The 52**3 table of keys, indexed by ``a * 2704 + b * 52 + c`` (built on first use)."""
+    index = _table_index(combinations)
+    table = _KEY_ARRAYS[index]
+    if table is None:
+        table = _KEY_ARRAYS[index] = _build_table(index)
+    return table
 
 
 def key_list(combinations: frozenset[str]) -> list[int]:
-    """The same table as a Python list: the fastest lookup for one hand."""
+    """The same table as a Python list: the fastest lookup for one hand.
+
+    Equal keys share one int object (a plain ``tolist()`` would make 140,608
+    of them, some 4 MB per table).
+    """
     index = _table_index(combinations)
     table = _KEY_LISTS[index]
     if table is None:
-        table = _KEY_LISTS[index] = key_array(combinations).tolist()
+        array = key_array(combinations)
+        ints = list(range(int(array.max()) + 1))
+        table = _KEY_LISTS[index] = [ints[k] for k in array.tolist()]
     return table
 
 

@@ -121,8 +121,8 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
             ones.append(base + 6)
         ones.append(base + 7 + last_kind[other])  # -1 (nothing yet) is the last slot
         base += PLAYER_FEATURES
-    vector[ones] = 1.0
-    vector[places] = values
+    vector.put(ones, 1.0)
+    vector.put(places, values)
     return vector
 
 

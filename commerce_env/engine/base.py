@@ -21,6 +21,7 @@ from ..hands import hand_key
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
 from .settlement import best_hands, divide, worst_hand
+from .shuffle import shuffled
 
 # Phases of a decision.
 ACT = "act"  # a player's own turn
@@ -101,9 +102,7 @@ class Game:
         index = self.deals_dealt
         if index < len(self.decks):
             return self.decks[index]
-        pack = list(self.pack)
-        self.rng.shuffle(pack)
-        return pack
+        return shuffled(self.pack, self.rng)  # the same as rng.shuffle, faster
 
     def _start_deal(self) -> None:
         n = self.num_players
