@@ -5,8 +5,9 @@ from itertools import combinations, permutations
 
 import numpy as np
 import pytest
+from reference import hand_value as reference
 
-from commerce_env.cards import RANK_PIPS, make_pack
+from commerce_env.cards import make_pack
 from commerce_env.hands import evaluate, evaluate_batch
 
 ALL_FIVE = ("tricon", "sequence", "flush", "pair", "point")
@@ -21,31 +22,6 @@ HANDS_52 = list(combinations(range(52), 3))
 
 def value(text, combos=ALL_FIVE):
     return evaluate(text, combos)
-
-
-def reference(hand, combos):
-    """R2 written out directly: a tuple that sorts like the hand's value."""
-    ranks = sorted(c >> 2 for c in hand)
-    suits = [c & 3 for c in hand]
-    one_suit = len(set(suits)) == 1
-    if ranks[0] == ranks[2]:
-        return (5, ranks[0])  # R2.1
-    if one_suit and ranks[1] == ranks[0] + 1 and ranks[2] == ranks[1] + 1:
-        return (4, ranks[2])  # R2.2
-    if one_suit and ranks == [0, 1, 12]:
-        return (4, 1)  # R2.2: A 2 3, the lowest sequence (its top card is the 3)
-    pips = [RANK_PIPS[c >> 2] for c in hand]
-    if "flush" in combos and one_suit:
-        return (3, sum(pips))  # R2.3
-    if "pair" in combos and len(set(ranks)) == 2:
-        pair = ranks[1]
-        odd = ranks[0] if ranks[0] != pair else ranks[2]
-        return (2, pair, odd)  # R2.4
-    groups = Counter(suits)
-    suit, size = groups.most_common(1)[0]
-    if size >= 2:  # R2.5
-        return (1, sum(p for p, s in zip(pips, suits, strict=True) if s == suit), size)
-    return (0,)
 
 
 @pytest.mark.parametrize("combos", COMBINATION_SETS)

@@ -3,9 +3,13 @@ limited commerce (R10.1), options, presets and defaults (R12), outcome rewards (
 
 import random
 
+import numpy as np
 import pytest
 from helpers import Driver, make_deck
+from reference import Reference
 
+import commerce_env
+from commerce_env.cards import format_cards, make_pack
 from commerce_env.rules import ALL_COMBINATIONS, FOSTER_COMBINATIONS, VARIANTS, make_rules
 
 # Four players, seat 1 deals: the order of play is 2, 3, 0, 1.
@@ -222,3 +226,66 @@ def test_bad_options_are_named(variant, options, named):
     # R12: an unknown option, one that does not apply, or a bad value is an error naming it.
     with pytest.raises(ValueError, match=named):
         make_rules(variant, **options)
+
+
+# ------------------------------------------------- against an independent reading of the rules
+
+
+def random_options(rng: random.Random, variant: str, num_players: int) -> dict:
+    """A random choice among the options that apply to ``variant`` (R12)."""
+    options = {"tie_break": rng.choice(["dealer", "eldest", "split"]), "max_rounds": rng.randint(1, 4),
+               "reward": rng.choice(["counters", "outcome"])}
+    if variant != "my_ship_sails":
+        options["combinations"] = ["tricon", *rng.sample(["flush", "pair"], rng.randint(0, 2))]
+    if num_players <= 7 and rng.random() < 0.3:
+        options["deck_size"] = 32
+    if variant == "trade_barter":
+        options.update(discard=rng.choice(["table", "bottom"]), stand_after_trade=rng.random() < 0.5,
+                       dealer_pays=rng.choice(["foster", "peel_each", "peel_better", "none"]))
+    if variant == "widow":
+        options["allow_pass"] = rng.random() < 0.7
+    if variant in ("widow", "my_ship_sails"):
+        options["match_end"] = rng.choice(["whiskey", "freeze_out"])
+    options["deals"] = rng.choice([1, 2, 3] + (["until_out"] * 2 if make_rules(variant).has_lives else []))
+    if variant == "pool":
+        options.update(entry=rng.choice([0, 1, 3, 12]), payout=rng.choice([0, 1, 2, 5]))
+        if rng.random() < 0.5:
+            options["horse_price"] = rng.randint(0, 6)
+    return options
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("seed", range(12))
+def test_random_matches_agree_with_the_reference(variant, seed):
+    # R1-R12: random matches (random options, packs, dealer and legal moves) played through the env
+    # and through tests/reference.py, a plain reading of RULES.md: the same player to act, the same
+    # legal texts at every decision, the same rewards, balances and pool after every step, and the
+    # same history.
+    rng = random.Random(f"{variant}-{seed}")
+    n = rng.choice([2, 3, 4, 5, 7, 12])
+    options = random_options(rng, variant, n)
+    rules = make_rules(variant, **options)
+    pack = list(make_pack(rules.deck_size))
+    decks = []
+    for _ in range(150):
+        rng.shuffle(pack)
+        decks.append(format_cards(pack))
+    dealer = rng.randrange(n)
+    env = commerce_env.env(variant=variant, num_players=n, **options)
+    env.reset(seed=seed, options={"decks": decks, "dealer": dealer})
+    raw = env.unwrapped
+    reference = Reference(rules, n, decks, dealer)
+    while not reference.over and reference.dealt < len(decks) - 5:  # a long freeze-out: stop
+        game = raw.game
+        assert game.current_player == reference.to_act, raw.history[-4:]
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = {raw.decode_action(int(a)) for a in np.flatnonzero(mask)}
+        assert legal == reference.legal(), raw.history[-4:]
+        action = rng.choice(sorted(legal))
+        env.step(raw.encode_action(action))
+        reference.apply(action)
+        assert [env.rewards[a] for a in env.possible_agents] == pytest.approx(reference.take_rewards())
+        assert [game.balance(s) for s in range(n)] == [reference.balance(s) for s in range(n)]
+        assert game.pool == reference.pool
+    assert raw.game.is_over() == reference.over
+    assert raw.history == [(f"player_{seat}", text) for seat, text in reference.history]
