@@ -194,3 +194,18 @@ def test_stepping_after_the_end(variant):
         d.raw.step(0)
     d.env.step(0)  # the wrapper only warns that every agent is done (PettingZoo's convention)
     assert_same(after_finish, snapshot(d))
+
+
+def test_terminate_on_illegal_option():
+    # DESIGN.md / issue 2: PettingZoo's terminate-on-illegal convention as an option.
+    api_test(commerce_env.env(variant="trade_barter", num_players=3, illegal_action="terminate"), num_cycles=20)
+    env = commerce_env.env(variant="old_game", num_players=3, illegal_action="terminate")
+    env.reset(seed=0, options={"deck": make_deck(["9H 10H JH", "AS KS 4D", "5C 5D 9S"], 2, table="2S 3S 6S"),
+                               "dealer": 2})
+    env.step(env.unwrapped.encode_action("knock"))  # no knock in the old game (R8.2)
+    assert all(env.terminations.values())
+    final = {}
+    for agent in env.agent_iter():
+        final[agent] = env.last()[1]
+        env.step(None)
+    assert final == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
