@@ -209,3 +209,17 @@ def test_terminate_on_illegal_option():
         final[agent] = env.last()[1]
         env.step(None)
     assert final == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+
+
+def test_action_texts_round_trip():
+    # R12 texts through encode_action / decode_action; R1.3: input case-insensitive, T for 10.
+    d = fresh()
+    for action in d.raw.legal_actions():
+        assert d.raw.encode_action(d.raw.decode_action(action)) == action
+    assert d.raw.encode_action("OFFER th") == d.raw.encode_action("offer 10H")
+    assert d.raw.decode_action(d.raw.encode_action("ready_money th")) == "ready_money 10H"
+    assert d.raw.decode_action(0, "player_1") == "knock"
+    with pytest.raises(ValueError, match="player_9"):
+        d.raw.decode_action(0, "player_9")
+    with pytest.raises(ValueError, match="27"):
+        d.raw.decode_action(27)
