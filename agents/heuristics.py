@@ -116,10 +116,11 @@ def best_exchange(game: Game, seat: int, legal: Sequence[int]) -> tuple[int, int
     return best, best_value
 
 
-def greedy_action(game: Game, seat: int, threshold: int) -> int:
+def greedy_action(game: Game, seat: int, threshold: int, barter: bool = False) -> int:
     """The greedy policy: knock (stand, decline) once the hand is worth ``threshold``;
     else the exchange that improves the hand most now, or trade away the least
-    useful card.  Reads the seat's own hand and the table only."""
+    useful card (for ready money, or with ``barter`` to the neighbour, R5.3-R5.4).
+    Reads the seat's own hand and the table only."""
     legal = game.legal_actions()
     phase, rules = game.phase, game.rules
     if phase == WIDOW_CHOICE:  # R6.2: the dealer has not seen his hand; judge the widow
@@ -142,7 +143,7 @@ def greedy_action(game: Game, seat: int, threshold: int) -> int:
         if strong:
             return A.KNOCK
         slot = worst_slot(hand)
-        return A.READY_MONEY + slot if A.READY_MONEY in legal else A.OFFER + slot
+        return A.READY_MONEY + slot if A.READY_MONEY in legal and not barter else A.OFFER + slot
     # Exchanges with a face-up table: widow (R6.3), old game and pool (R8.2, R8.3).
     stop = A.KNOCK if A.KNOCK in legal else A.STAND
     if strong and phase != LAST_EXCHANGE:

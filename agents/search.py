@@ -21,7 +21,7 @@ from commerce_env.engine.base import Game
 from commerce_env.rules import Rules
 
 from .base import Agent
-from .heuristics import greedy_action, quantile_key
+from .heuristics import ExpectedValueAgent, greedy_action, quantile_key
 from .knowledge import determinize
 
 Determinizer = Callable[[Game, int, random.Random], Game]
@@ -70,7 +70,8 @@ def deal_value(game: Game, seat: int) -> float:
     return game.money[seat] + game.counters[seat] * game.pool / lives
 
 
-def rollout(world: Game, seat: int, threshold: int, first: int | None = None, max_actions: int = 2000) -> float:
+def rollout(world: Game, seat: int, threshold: int, first: int | None = None, barter: bool = False,
+            max_actions: int = 2000) -> float:
     """Take ``first`` in ``world``, then play to the end of its deal with the greedy
     policy for everyone; the change of ``seat``'s holdings (the deal's payments,
     before the next ante).  ``world`` is used up."""
@@ -82,19 +83,26 @@ def rollout(world: Game, seat: int, threshold: int, first: int | None = None, ma
         for _ in range(max_actions):
             if world.is_over():
                 break
-            world.apply(greedy_action(world, world.current_player, threshold))
+            world.apply(greedy_action(world, world.current_player, threshold, barter))
     except _DealOverError:
         pass
     return deal_value(world, seat) - start
 
 
 class SearchAgent(Agent):
-    """Determinized Monte Carlo with greedy rollouts; ``worlds`` or ``ms`` per decision."""
+    """Determinized Monte Carlo with greedy rollouts; ``worlds`` or ``ms`` per decision.
+
+    With ``prior`` (default) the search starts from the expected-value agent's
+    choice and switches to another action only when the rollouts, on the same
+    worlds, show it better by more than ``margin`` standard errors of the
+    paired difference; ``prior=False`` takes the plain argmax.
+    """
 
     name = "search"
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
-                 seed: int | None = None, determinizer: Determinizer | None = None):
+                 barter: bool = True, prior: bool = True, margin: float = 1.0, seed: int | None = None,
+                 determinizer: Determinizer | None = None):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if ms is not None and not ms > 0:
@@ -102,6 +110,9 @@ class SearchAgent(Agent):
         self.worlds = worlds
         self.ms = ms
         self.rollout_quantile = rollout_quantile
+        self.barter = barter
+        self.margin = margin
+        self.prior = ExpectedValueAgent() if prior else None
         self.rng = random.Random(seed)
         self.determinize = determinizer or _load_determinizer()
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
@@ -114,28 +125,38 @@ class SearchAgent(Agent):
         """``count`` worlds consistent with what ``seat`` knows."""
         return [self.determinize(game, seat, self.rng) for _ in range(count)]
 
+    def evaluate(self, game: Game) -> dict[int, np.ndarray]:
+        """Each legal action's result in each sampled world (rows share worlds)."""
+        legal = list(game.legal_actions())
+        seat, rules = game.current_player, game.rules
+        threshold = quantile_key(rules.variant, rules.combinations, self.rollout_quantile)
+        results: dict[int, list[float]] = {a: [] for a in legal}
+        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
+        while True:
+            world = self.determinize(game, seat, self.rng)
+            for action in legal:
+                results[action].append(rollout(fast_clone(world), seat, threshold, action, self.barter))
+            if deadline is None:
+                if len(results[legal[0]]) >= self.worlds:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        return {a: np.array(v) for a, v in results.items()}
+
     def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
         if game is None:
             raise ValueError("the search agent needs the engine state: pass game=env.unwrapped.game")
         legal = list(game.legal_actions())
         if len(legal) == 1:
             return legal[0]
-        seat = game.current_player
-        rules = game.rules
-        threshold = quantile_key(rules.variant, rules.combinations, self.rollout_quantile)
-        totals = dict.fromkeys(legal, 0.0)
-        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
-        played = 0
-        while True:
-            world = self.determinize(game, seat, self.rng)
-            for action in legal:
-                totals[action] += rollout(fast_clone(world), seat, threshold, first=action)
-            played += 1
-            if deadline is None:
-                if played >= self.worlds:
-                    break
-            elif time.perf_counter() >= deadline:
-                break
-        self.last_values = {a: totals[a] / played for a in legal}
-        best = max(self.last_values.values())
-        return min(a for a in legal if self.last_values[a] >= best - 1e-12)
+        results = self.evaluate(game)
+        self.last_values = {a: float(v.mean()) for a, v in results.items()}
+        best_value = max(self.last_values.values())
+        best = min(a for a in legal if self.last_values[a] >= best_value - 1e-12)
+        if self.prior is None:
+            return best
+        default = self.prior.act(observation, game)
+        gain = results[best] - results[default]
+        if len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain)):
+            return best
+        return default

@@ -1,0 +1,159 @@
+"""The arena: duplicate rotation, statistics with known answers, reproducibility, outputs."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents import stats
+from agents.arena import base_table, evaluate_agent, rotation, run_arena
+from agents.base import Agent
+from agents.heuristics import GreedyAgent
+
+
+def _named(agent, name):
+    agent.name = name
+    return agent
+
+
+@pytest.mark.parametrize("lineup_size,players", [(4, 4), (2, 4), (3, 4), (1, 3), (3, 5)])
+def test_duplicate_rotation_puts_every_entry_in_every_seat(lineup_size, players):
+    table = base_table(list(range(lineup_size)), players)
+    assert table == [k % lineup_size for k in range(players)]  # the lineup repeated
+    seen = {(seat, base) for r in range(players) for seat, base in enumerate(rotation(list(range(players)), r))}
+    assert seen == {(s, b) for s in range(players) for b in range(players)}  # every base seat in every seat
+    for r in range(players):
+        assert sorted(rotation(table, r)) == sorted(table)  # each rotation seats the same agents
+
+
+def test_lineup_longer_than_the_table_is_refused():
+    with pytest.raises(ValueError, match="5 agents do not fit at a table of 4"):
+        base_table(list(range(5)), 4)
+    with pytest.raises(ValueError, match="empty"):
+        run_arena([], deals=4, progress=False)
+
+
+def test_bootstrap_ci_constant_and_known_normal():
+    assert stats.bootstrap_ci(np.full(50, 0.7)) == pytest.approx((0.7, 0.7))
+    # A mean of 400 draws from N(1, 2^2): the 95% interval has half-width 1.96 * 2 / 20 = 0.196
+    # and covers the true mean in about 95% of repetitions.
+    rng = np.random.default_rng(1)
+    covered, widths = 0, []
+    for rep in range(200):
+        sample = rng.normal(1.0, 2.0, size=400)
+        low, high = stats.bootstrap_ci(sample, samples=400, seed=rep)
+        covered += low <= 1.0 <= high
+        widths.append(high - low)
+    assert 0.89 <= covered / 200 <= 0.99
+    assert np.mean(widths) == pytest.approx(2 * 1.96 * 2.0 / 20.0, rel=0.08)
+
+
+def test_bootstrap_ci_of_a_ratio_per_deal():
+    # Groups of 2 to 6 deals, each deal worth exactly 0.5: the mean per deal is 0.5 with no spread.
+    deals = np.array([2, 3, 4, 5, 6] * 10)
+    assert stats.ratio_mean(deals * 0.5, deals) == pytest.approx(0.5)
+    assert stats.bootstrap_ci(deals * 0.5, deals) == pytest.approx((0.5, 0.5))
+    with pytest.raises(ValueError, match="at least one deal"):
+        stats.bootstrap_ci(np.ones(3), np.array([1, 0, 1]))
+
+
+def test_paired_test_matches_the_normal_tail():
+    d = np.array([1.0, -1.0] * 50) + 0.196  # sd ~1.005, mean 0.196: z ~ 1.94
+    z = d.mean() / (d.std(ddof=1) / math.sqrt(d.size))
+    assert stats.paired_test(d) == pytest.approx(math.erfc(z / math.sqrt(2)))
+    assert 0.04 < stats.paired_test(d) < 0.06
+    assert stats.paired_test(np.zeros(10)) == 1.0
+
+
+def test_openskill_ranks_the_better_player_first():
+    games = [(["a", "b", "c"], [3.0, -1.0, -2.0])] * 20
+    ratings = stats.openskill_ratings(games)
+    assert ratings["a"]["ordinal"] > ratings["b"]["ordinal"] > ratings["c"]["ordinal"]
+
+
+def test_duplicate_deals_cancel_card_luck_between_identical_agents():
+    # Four copies of one deterministic agent under different names: on duplicate deals each
+    # sits in every seat against the same cards, so their totals per group are equal.
+    lineup = [_named(GreedyAgent(), f"greedy_{i}") for i in range(4)]
+    result = run_arena(lineup, deals=40, seed=3, progress=False)
+    means = [a["mean"] for a in result["agents"].values()]
+    assert max(means) - min(means) == pytest.approx(0.0, abs=1e-12)
+    assert all(p["ci95"] == pytest.approx([0.0, 0.0]) for p in result["pairwise"])
+    plain = run_arena(lineup, deals=40, seed=3, progress=False, duplicate=False)
+    assert max(a["mean"] for a in plain["agents"].values()) > min(a["mean"] for a in plain["agents"].values())
+
+
+def test_arena_is_reproducible_from_its_seed():
+    kwargs = dict(variant="widow", num_players=3, options={"deals": 2}, deals=6, progress=False)
+    first = run_arena(["search", "random"], seed=11, **kwargs)
+    again = run_arena(["search", "random"], seed=11, workers=2, **kwargs)
+    other = run_arena(["search", "random"], seed=12, **kwargs)
+    for key in ("agents", "pairwise", "ratings", "deals_played"):
+        assert first[key] == again[key]
+    assert first["agents"] != other["agents"]
+
+
+def test_result_fields_and_outputs(tmp_path):
+    result = run_arena(["greedy", "random"], variant="trade_barter", num_players=3, deals=9, seed=1,
+                       out_dir=tmp_path, progress=False)
+    assert result["groups"] == 3 and result["games"] == 9  # 9 games: 3 packs x 3 rotations
+    greedy = result["agents"]["greedy"]
+    assert greedy["deals"] == 18 and result["agents"]["random"]["deals"] == 9  # seat-deals: 2 of 3 seats
+    assert greedy["ci95"][0] <= greedy["mean"] <= greedy["ci95"][1]
+    assert 0.0 <= greedy["win_rate"] <= 1.0
+    assert {"a", "b", "mean_difference", "ci95", "a_beats_b", "p_value"} <= set(result["pairwise"][0])
+    assert set(result["ratings"]) == {"greedy", "random"}
+    assert result["deals_per_second"] > 0
+    saved = json.loads((tmp_path / "result.json").read_text())
+    assert saved["agents"] == result["agents"]
+    assert "| rank | agent |" in (tmp_path / "report.md").read_text()
+    assert (tmp_path / "mean_reward.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_mean_reward_sums_to_zero_over_a_table():  # R4.3: nothing created or lost
+    result = run_arena(["expected_value", "greedy", "random", "search"], deals=8, seed=2, progress=False)
+    total = sum(a["mean"] * a["deals"] for a in result["agents"].values())
+    assert total == pytest.approx(0.0, abs=1e-9)
+
+
+def test_evaluate_agent_reports_the_learner_against_each_opponent():
+    class Knocker(Agent):
+        name = "knocker"
+
+        def act(self, observation, game=None):
+            mask = observation["action_mask"]
+            return 0 if mask[0] else int(np.flatnonzero(mask)[0])
+
+    report = evaluate_agent(Knocker(), ["greedy", "random"], variant="trade_barter", num_players=4,
+                            deals=16, seed=0)
+    assert report["name"] == "knocker"
+    assert set(report["vs"]) == {"greedy", "random"}
+    result = report["result"]
+    assert result["lineup"] == ["knocker", "greedy", "random", "greedy"]
+    for name, versus in report["vs"].items():
+        assert versus["ci95"][0] <= versus["difference"] <= versus["ci95"][1]
+        assert versus["difference"] == pytest.approx(report["mean"] - result["agents"][name]["mean"], abs=1e-9)
+
+
+def test_bad_arena_arguments_are_refused():
+    with pytest.raises(ValueError, match="deals"):
+        run_arena(["random"], deals=0, progress=False)
+    with pytest.raises(ValueError, match="workers"):
+        run_arena(["random"], deals=4, workers=0, progress=False)
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        run_arena(["nobody"], deals=4, progress=False)
+    with pytest.raises(ValueError, match="unknown variant"):
+        run_arena(["random"], variant="poker", deals=4, progress=False)
+
+
+def test_arena_command_writes_the_report(tmp_path, capsys):
+    from training.cli import main
+
+    code = main(["arena", "--agents", "greedy,random", "--variant", "widow", "--players", "3", "--deals", "6",
+                 "--seed", "4", "--out", str(tmp_path / "run"), "--no-progress", "--option", "deals=2"])
+    assert code == 0
+    assert "| rank | agent |" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert saved["rules"]["deals"] == 2 and saved["variant"] == "widow"
+    assert main(["arena", "--agents", "greedy,nobody", "--deals", "4", "--no-progress"]) == 2
