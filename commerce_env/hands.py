@@ -126,10 +126,18 @@ def key_list(combinations: frozenset[str]) -> list[int]:
     return table
 
 
+_LIST_OF: dict[frozenset[str], list[int]] = {}  # speed: one dict lookup per hand
+
+
 def hand_key(cards: Sequence[int], combinations: frozenset[str]) -> int:
     """The R2 key of a three-card hand (higher is better, equal ties)."""
     a, b, c = cards
-    return key_list(combinations)[a * 2704 + b * 52 + c]
+    table = _LIST_OF.get(combinations) if type(combinations) is frozenset else None
+    if table is None:
+        table = key_list(combinations)
+        if type(combinations) is frozenset:
+            _LIST_OF[combinations] = table
+    return table[a * 2704 + b * 52 + c]
 
 
 @total_ordering

@@ -47,3 +47,6 @@ def describe_action(action: int) -> str:
 # The kinds as numbers, for observations of what each player did last.
 KINDS = SIMPLE_TEXTS + ("ready_money", "offer", "give", "exchange")
 KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
+# Per action number: its kind and the kind's index (speed: looked up on every decision).
+ACTION_KINDS = tuple(action_kind(a) for a in range(NUM_ACTIONS))
+ACTION_KIND_INDEX = tuple(KIND_INDEX[kind] for kind in ACTION_KINDS)

@@ -196,17 +196,18 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        if isinstance(action, bool):
-            self._refuse(action, legal)
-        try:
-            action = operator.index(action)
-        except TypeError:
-            raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
+        if type(action) is not int:  # speed: a plain int, the usual case, needs no conversion
+            if isinstance(action, bool):
+                self._refuse(action, legal)
+            try:
+                action = operator.index(action)
+            except TypeError:
+                raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
         if action not in legal:
             self._refuse(action, legal)
         seat = self.to_act
         self._legal_cache = None
-        self.last_kind[seat] = A.KIND_INDEX[A.action_kind(action)]
+        self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
         self._record(seat, action)
         self._step(seat, action)
 
@@ -221,7 +222,7 @@ class Game:
                                  f"in phase {self.phase!r}; legal: {texts}")
 
     def _record(self, seat: int, action: int) -> None:
-        self.history.append((seat, A.action_kind(action), self.action_cards(action, seat)))
+        self.history.append((seat, A.ACTION_KINDS[action], self.action_cards(action, seat)))
 
     def _step(self, seat: int, action: int) -> None:
         raise NotImplementedError
