@@ -111,6 +111,7 @@ class Game:
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
         pack = self._next_pack()
+        self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]

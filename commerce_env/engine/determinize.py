@@ -1,0 +1,328 @@
+"""Re-deal what a player has not seen (RULES.md R11), for search agents and leak tests.
+
+:func:`determinize` returns a clone of a game in which every card hidden from
+one seat is placed anew, in a way that this seat cannot tell from the true
+game: every card it saw is where it saw it, every observation it made would
+have been the same, and every public event (who traded, bartered, exchanged,
+knocked) happened just as it did.
+
+How: the current deal is replayed from its pack (``Game.deal_pack``) and its
+history as a sequence of card *positions* (the three cards dealt to each
+player, the table, the stock).  A card is written on a position only when the
+seat sees it (its own hand, a card it draws or receives, a face-up card); a
+hidden choice of another player (which card he discards, offers or gives) is
+drawn again at random among the positions he holds, and a choice that
+contradicts something the seat saw later is undone (depth-first search; the
+true game is always one answer).  Cards never written anywhere are then
+shuffled over the unwritten positions.  So a card the seat gave away is not
+assumed to be still where it went: it may since have been discarded or passed
+on, exactly as far as the seat can tell.  In My Ship Sails a sample in which
+some hand would have been a flush before the present (R7.3: it would have been
+declared) is drawn again.
+
+The samples are consistent, not exactly uniform over everything consistent
+(the choices are drawn uniformly step by step).  Future deals are shuffled
+from a fresh random generator, and packs given for future deals are dropped:
+the seat knows neither.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..cards import CARDS
+from ..hands import is_ship
+from .base import Game
+
+__all__ = ["determinize"]
+
+MAX_ATTEMPTS = 1000  # My Ship Sails: samples drawn before giving up (never reached in practice)
+
+# Step kinds of the replay.
+_READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _NOTHING = range(7)
+_KINDS = {"ready_money": _READY_MONEY, "offer": _OFFER, "give": _GIVE, "exchange": _EXCHANGE,
+          "take_widow": _TAKE_WIDOW, "keep_hand": _KEEP_HAND}
+
+
+class _World:
+    """Positions (ints) in hands, table, stock and discards, and the cards written on them."""
+
+    __slots__ = ("hands", "table", "stock", "discards", "card_of", "item_of", "offer", "offer_seat",
+                 "moved", "ship_checks")
+
+    def copy(self) -> _World:
+        new = object.__new__(_World)
+        new.hands = {seat: list(items) for seat, items in self.hands.items()}
+        new.table = list(self.table)
+        new.stock = list(self.stock)
+        new.discards = list(self.discards)
+        new.card_of = dict(self.card_of)
+        new.item_of = dict(self.item_of)
+        new.offer, new.offer_seat = self.offer, self.offer_seat
+        new.moved = self.moved  # persistent lists (cons cells): shared safely
+        new.ship_checks = self.ship_checks
+        return new
+
+    def write(self, item: int, card: int) -> bool:
+        """Write ``card`` on position ``item``; False if that contradicts what is written."""
+        known = self.card_of.get(item)
+        if known is not None:
+            return known == card
+        if card in self.item_of:
+            return False
+        self.card_of[item] = card
+        self.item_of[card] = item
+        return True
+
+
+def determinize(game: Game, seat: int, rng: random.Random | None = None) -> Game:
+    """A clone of ``game`` with every card hidden from ``seat`` placed anew (R11).
+
+    ``seat``'s observation and legal actions are the same in the clone, and
+    so is everything it has seen; other hands, the stock, face-down discards,
+    a face-down offered card and (before his choice, R6.2) the widow dealer's
+    own hand are redrawn consistently with it.  ``rng`` drives the sampling
+    (a new ``random.Random()`` if not given).
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
+    if game.is_over():
+        raise ValueError("the match is over: nothing is hidden any more")
+    rng = rng if rng is not None else random.Random()
+    clone = game.clone()
+    clone.rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
+    clone.decks = list(game.decks[:game.deals_dealt])
+    if game.shown:  # between deals (R9.4's horse): every hand is shown, only the stock is hidden
+        rng.shuffle(clone.stock)
+        return clone
+
+    steps = _steps(game, seat)
+    ships = game.variant == "my_ship_sails"
+    for _ in range(MAX_ATTEMPTS):
+        world = _search(steps, _first_world(game, seat), seat, game.rules.discard == "bottom", rng)
+        unwritten = [item for item in range(len(game.deal_pack)) if item not in world.card_of]
+        free = [card for card in game.deal_pack if card not in world.item_of]
+        rng.shuffle(free)
+        for item, card in zip(unwritten, free, strict=True):
+            world.card_of[item] = card
+        if not ships or not _any_ship(world):
+            _fill(clone, game, world)
+            return clone
+    raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
+
+
+def _first_world(game: Game, seat: int) -> _World:
+    """The deal's positions (R1.5) and the cards ``seat`` sees at once."""
+    pack, order = game.deal_pack, game.order
+    m = len(order)
+    world = object.__new__(_World)
+    world.hands = {s: [i, i + m, i + 2 * m] for i, s in enumerate(order)}
+    top = 3 * m
+    world.table = list(range(top, top + 3)) if game.has_table else []
+    top += len(world.table)
+    world.stock = list(reversed(range(top, len(pack))))
+    world.discards = []
+    world.card_of, world.item_of = {}, {}
+    world.offer = world.offer_seat = None
+    world.moved = None
+    world.ship_checks = None
+    for item in world.table:  # face up (R6.1, R8.1)
+        world.write(item, pack[item])
+    blind = game.variant == "widow" and seat == game.order[-1]  # the dealer before R6.2's choice
+    if seat in world.hands and not blind:
+        for item in world.hands[seat]:
+            world.write(item, pack[item])
+    if game.variant == "my_ship_sails":
+        world.ship_checks = (tuple(tuple(items) for items in world.hands.values()), None)
+    return world
+
+
+def _steps(game: Game, seat: int) -> list[tuple]:
+    """The deal's actions as replay steps, with the true cards the seat may see.
+
+    The true deal is replayed alongside to learn the card ``seat`` draws from
+    the stock, which the history does not name.
+    """
+    pack, order = game.deal_pack, game.order
+    m = len(order)
+    hands = {s: [pack[i], pack[i + m], pack[i + 2 * m]] for i, s in enumerate(order)}
+    top = 3 * m
+    table = list(pack[top:top + 3]) if game.has_table else []
+    stock = list(reversed(pack[top + len(table):]))
+    bottom = game.rules.discard == "bottom"
+    offer = None
+    steps = []
+    for actor, kind, cards in game.history[game.deal_start:]:
+        code = _KINDS.get(kind, _NOTHING)
+        if code == _READY_MONEY:
+            hands[actor].remove(cards[0])
+            if bottom:
+                stock.insert(0, cards[0])
+            drawn = stock.pop()
+            hands[actor].append(drawn)
+            steps.append((code, actor, cards[0], drawn))
+        elif code == _OFFER:
+            offer = (actor, cards[0])
+            steps.append((code, actor, cards[0]))
+        elif code == _GIVE:
+            trader, offered = offer
+            hands[trader].remove(offered)
+            hands[actor].remove(cards[0])
+            hands[trader].append(cards[0])
+            hands[actor].append(offered)
+            steps.append((code, actor, cards[0], trader, offered))
+        elif code == _EXCHANGE:
+            hands[actor].remove(cards[0])
+            hands[actor].append(cards[1])
+            table[table.index(cards[1])] = cards[0]
+            steps.append((code, actor, cards[0], cards[1]))
+        elif code in (_TAKE_WIDOW, _KEEP_HAND):
+            if code == _TAKE_WIDOW:
+                hands[actor], table = table, sorted(hands[actor])
+            steps.append((code, actor, pack))
+        else:
+            steps.append((_NOTHING, actor))
+    return steps
+
+
+def _choices(step: tuple, world: _World, seat: int) -> list:
+    """The positions a step may move in ``world`` (one ``None`` when nothing is chosen)."""
+    code, actor = step[0], step[1]
+    if code == _READY_MONEY or code == _OFFER or code == _GIVE:
+        if actor == seat:  # he knows which card he names
+            item = world.item_of.get(step[2])
+            return [item] if item in world.hands[actor] else []
+        return list(world.hands[actor])  # a face-down choice: any card of his
+    if code == _EXCHANGE:  # face up: the card is known, only its position may be open
+        item = world.item_of.get(step[2])
+        if item is not None:
+            return [item] if item in world.hands[actor] else []
+        unwritten = [i for i in world.hands[actor] if i not in world.card_of]
+        return unwritten[:1]  # unwritten positions of one hand are alike
+    return [None]
+
+
+def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool) -> bool:
+    """Play ``step`` with the chosen position on ``world``; False on a contradiction."""
+    code, actor = step[0], step[1]
+    if code == _READY_MONEY:  # R5.3
+        world.hands[actor].remove(item)
+        if bottom:
+            world.stock.insert(0, item)
+        else:
+            world.discards.append(item)
+        drawn = world.stock.pop()
+        world.hands[actor].append(drawn)
+        world.moved = ((item,), world.moved)
+        return actor != seat or world.write(drawn, step[3])  # he sees what he draws
+    if code == _OFFER:  # R5.4, R7.2: face down
+        world.offer, world.offer_seat = item, actor
+        world.moved = ((item,), world.moved)
+        return True
+    if code == _GIVE:
+        trader, offered = world.offer_seat, world.offer
+        world.hands[trader].remove(offered)
+        world.hands[actor].remove(item)
+        world.hands[trader].append(item)
+        world.hands[actor].append(offered)
+        world.offer = world.offer_seat = None
+        world.moved = ((item,), world.moved)
+        if world.ship_checks is not None:  # R7.3: neither hand may have become a flush
+            world.ship_checks = ((tuple(world.hands[trader]), tuple(world.hands[actor])), world.ship_checks)
+        if trader == seat:  # each sees what he receives
+            return world.write(item, step[2])
+        if actor == seat:
+            return world.write(offered, step[4])
+        return True
+    if code == _EXCHANGE:  # R6.3, R8.2: both cards face up
+        if not world.write(item, step[2]):
+            return False
+        taken = world.item_of[step[3]]
+        slot = world.table.index(taken)
+        world.table[slot] = item
+        world.hands[actor].remove(item)
+        world.hands[actor].append(taken)
+        world.moved = ((item, taken), world.moved)
+        return True
+    if code == _TAKE_WIDOW:  # R6.2: his unseen hand becomes the face-up widow
+        hand = world.hands[actor]
+        for position in hand:  # still the dealt positions: his first decision
+            if not world.write(position, step[2][position]):
+                return False
+        world.hands[actor] = list(world.table)
+        world.table = sorted(hand, key=world.card_of.__getitem__)
+    elif code == _KEEP_HAND and actor == seat:  # now he looks at his cards
+        for position in world.hands[actor]:
+            if not world.write(position, step[2][position]):
+                return False
+    world.moved = ((), world.moved)
+    return True
+
+
+def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random) -> _World:
+    """Depth-first search for hidden choices consistent with everything ``seat`` saw."""
+    stack: list[tuple[int, _World, list]] = [(0, world, None)]
+    while stack:
+        index, current, options = stack[-1]
+        if index == len(steps):
+            return current
+        if options is None:
+            options = _choices(steps[index], current, seat)
+            rng.shuffle(options)
+            stack[-1] = (index, current, options)
+        if not options:
+            stack.pop()
+            continue
+        item = options.pop()
+        trial = current.copy()
+        if _apply(steps[index], trial, item, seat, bottom):
+            stack.append((index + 1, trial, None))
+    raise AssertionError("the true deal is consistent, so the search cannot fail")  # pragma: no cover
+
+
+def _any_ship(world: _World) -> bool:
+    checks = world.ship_checks
+    card_of = world.card_of
+    while checks is not None:
+        hands, checks = checks
+        if any(is_ship([card_of[i] for i in items]) for items in hands):
+            return True
+    return False
+
+
+def _fill(clone: Game, game: Game, world: _World) -> None:
+    """Write the sampled deal into ``clone``: hands, table, stock, discards, offer, records."""
+    card_of = world.card_of
+    cards = [CARDS[card_of[item]] for item in range(len(game.deal_pack))]
+    clone.deal_pack = tuple(cards)
+    for seat, items in world.hands.items():
+        clone.hands[seat] = sorted(card_of[i] for i in items)
+    clone.table = [card_of[i] for i in world.table]
+    clone.stock = [card_of[i] for i in world.stock]
+    clone.discards = [card_of[i] for i in world.discards]
+    if getattr(game, "offer", None) is not None:
+        clone.offer = (world.offer_seat, card_of[world.offer])
+    moved = []
+    node = world.moved
+    while node is not None:
+        items, node = node
+        moved.append(items)
+    moved.reverse()
+    # The deal's history and the records of who gave what (R11) follow the sampled cards.
+    history = clone.history
+    clone.gave = [[] for _ in range(game.num_players)]
+    clone.discarded = [[] for _ in range(game.num_players)]
+    offer = None
+    for index, items in enumerate(moved):
+        position = game.deal_start + index
+        actor, kind, _ = history[position]
+        names = tuple(card_of[i] for i in items)
+        history[position] = (actor, kind, names)
+        if kind == "ready_money":
+            clone.discarded[actor].append(names[0])
+        elif kind == "offer":
+            offer = (actor, names[0])
+        elif kind == "give":
+            trader, offered = offer
+            clone.gave[trader].append((offered, actor))
+            clone.gave[actor].append((names[0], trader))
