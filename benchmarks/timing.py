@@ -16,19 +16,26 @@ class Series:
     """Rates (units per second) of one workload over repeated runs."""
 
     name: str
-    rates: list[float] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)  # per wall-clock second
+    cpu_rates: list[float] = field(default_factory=list)  # per second of this process's CPU time
 
     @property
     def median(self) -> float:
         return statistics.median(self.rates) if self.rates else float("nan")
 
+    @property
+    def cpu_median(self) -> float:
+        """Units per CPU-second of this process: the rate per core, whatever else
+        the machine is running (meaningless for work done in child processes)."""
+        return statistics.median(self.cpu_rates) if self.cpu_rates else float("nan")
 
-def timed(run: Run, seconds: float) -> float:
-    """Units per second of one run of ``run`` within about ``seconds``."""
-    start = time.perf_counter()
+
+def timed(run: Run, seconds: float) -> tuple[float, float]:
+    """Units per wall-clock second and per CPU-second of one run of ``run`` within about ``seconds``."""
+    start, start_cpu = time.perf_counter(), time.process_time()
     units = run(seconds)
-    elapsed = time.perf_counter() - start
-    return units / elapsed if elapsed > 0 else float("nan")
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return (units / elapsed if elapsed > 0 else float("nan"), units / cpu if cpu > 0 else float("nan"))
 
 
 def interleaved(runs: dict[str, Run], repeats: int, seconds: float) -> dict[str, Series]:
@@ -37,7 +44,9 @@ def interleaved(runs: dict[str, Run], repeats: int, seconds: float) -> dict[str,
     series = {name: Series(name) for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
-            series[name].rates.append(timed(run, seconds))
+            rate, cpu_rate = timed(run, seconds)
+            series[name].rates.append(rate)
+            series[name].cpu_rates.append(cpu_rate)
     return series
 
 

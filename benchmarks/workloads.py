@@ -200,3 +200,27 @@ def pettingzoo_run(name: str) -> Run:
 
     module = importlib.import_module(f"pettingzoo.classic.{name}")
     return agent_iter_run(module.env)
+
+
+# ------------------------------------------------------------------ arena
+class ArenaRun:
+    """Duplicate deals between ``greedy`` players through :func:`agents.arena.run_arena`
+    on ``workers`` processes; each run is sized to last about ``seconds``."""
+
+    def __init__(self, workers: int, variant: str = "trade_barter", num_players: int = NUM_PLAYERS):
+        from agents.arena import run_arena
+
+        self.run_arena = run_arena
+        self.workers = workers
+        self.variant = variant
+        self.num_players = num_players
+        self.rate = 0.0  # deals/s seen so far, to size the next run
+        self.seed = 0
+
+    def __call__(self, seconds: float) -> int:
+        deals = max(self.num_players * 4, int(self.rate * seconds))
+        self.seed += 1
+        result = self.run_arena(["greedy"], variant=self.variant, num_players=self.num_players, deals=deals,
+                                seed=self.seed, workers=self.workers, progress=False)
+        self.rate = max(self.rate, result["deals_per_second"])
+        return int(result["deals_played"])

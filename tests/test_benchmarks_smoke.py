@@ -1,0 +1,79 @@
+"""A quick run of the benchmark code with tiny sizes: it runs and reports; no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))  # benchmarks/ is run from the checkout, not installed
+    import benchmarks.__main__ as bench
+
+    return bench
+
+
+def _rows(path: Path) -> list[dict]:
+    report = json.loads(path.read_text())
+    assert report["machine"]["cpus"] >= 1 and report["command"].startswith("python -m benchmarks")
+    return report["rows"]
+
+
+def test_speed_sections_report_every_variant_beside_peers(bench, tmp_path):
+    pytest.importorskip("rlcard")  # the peers: pip install -e ".[bench]"
+    out = tmp_path / "latest.json"
+    assert bench.main(["--seconds", "0.02", "--repeats", "1", "--only", "hands", "--only", "engine",
+                       "--only", "env", "--json", str(out)]) == 0
+    rows = _rows(out)
+    names = [r["name"] for r in rows]
+    for variant in ("trade_barter", "widow", "my_ship_sails", "old_game", "pool"):
+        assert any(variant in n and r["section"] == "engine" for n, r in zip(names, rows, strict=True))
+        assert any(variant in n and r["section"] == "env" for n, r in zip(names, rows, strict=True))
+    assert any("texas_holdem_v4" in n for n in names)
+    for row in rows:
+        assert row["value"] > 0 and math.isfinite(row["value"]), row
+        assert row["ratio"] > 0 and row["peer"], row  # every speed figure has a peer from the same run
+    env_rows = [r for r in rows if r["section"] == "env" and "commerce_v0" in r["name"]]
+    assert all(r["peer"] == "PettingZoo leduc_holdem_v4" and r["met"] in (True, False) for r in env_rows)
+
+
+def test_memory_and_import_sections(bench, tmp_path):
+    pytest.importorskip("rlcard")
+    out = tmp_path / "latest.json"
+    assert bench.main(["--quick", "--only", "import", "--only", "memory", "--json", str(out)]) == 0
+    rows = {r["name"]: r for r in _rows(out)}
+    imports = [r for r in rows.values() if r["section"] == "import"]
+    assert len(imports) == 2
+    for row in imports:  # DESIGN.md: the library does not pull in torch or SB3
+        assert row["met"] is True and "neither torch nor SB3" in row["note"], row
+    memory = [r for r in rows.values() if r["section"] == "memory"]
+    assert memory and all(r["value"] > 0 for r in memory)
+
+
+def test_missing_optional_parts_print_n_a(bench, monkeypatch):
+    monkeypatch.setitem(sys.modules, "benchmarks.train_speed", None)  # as if the file were absent
+    settings = bench.Settings(repeats=1, seconds=0.01, episodes=1, import_repeats=1)
+    assert bench._optional("benchmarks.not_a_module") is None
+    rows = bench.training_section(settings)
+    assert rows[0].value is None and rows[0].note.startswith("n/a")
+
+
+def test_commerce_bench_is_registered(bench):
+    from training.cli import build_parser
+
+    args = build_parser(["bench", "--quick", "--only", "hands"]).parse_args(["bench", "--quick", "--only", "hands"])
+    assert args.func is bench.command and args.only == ["hands"] and args.quick
+
+
+def test_bad_options_are_refused(bench):
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "nonsense"])
+    with pytest.raises(ValueError, match="repeats"):
+        bench.main(["--repeats", "0", "--only", "hands"])
