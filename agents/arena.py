@@ -5,19 +5,23 @@ Seating convention (also in docs/arena.md):
 * The lineup is repeated to fill the seats: with ``n`` seats, seat ``k`` of
   the base table holds ``lineup[k % len(lineup)]`` (so ``[learner, greedy]``
   at four seats is learner, greedy, learner, greedy).  A lineup longer than
-  the table is an error.
+  the table is an error.  Agents with the same name are one agent: their
+  statistics are pooled over every seat they hold.
 * A *duplicate group* is one pack (and, for matches, the packs of the later
-  deals) played ``n`` times, the base table rotated by one seat each time:
-  in rotation ``r`` seat ``k`` holds base seat ``(k + r) % n``.  Every entry
-  of the table therefore sits in every seat once per group, against the same
-  cards, so the luck of the deal cancels out of comparisons.  The first
-  dealer is seat 0 in every game.
-* Agents with the same name are pooled: their statistics are over every seat
-  they held.
+  deals) played once per *seating*: every distinct arrangement of the
+  table's agents over the seats (24 for four different agents, 4 for a
+  learner against three copies of one opponent), or, when there are more
+  than 24 arrangements, the ``n`` rotations of the base table.  Every agent
+  thus holds every seat against the same cards, and with all arrangements
+  also every neighbour on its left and right, which matters here: a barter
+  (R5.4, R7.2) is always with the left neighbour, so plain rotations would
+  leave "who sits next to whom" fixed and bias the comparison.  The first
+  dealer is seat 0 in every game; card luck cancels out of comparisons.
 * ``deals`` is the number of games (episodes) asked for, rounded up to whole
   groups.  A game is one deal when the rules play single deals (``deals=1``,
   the default of trade and barter and of the old game), and a whole match
   otherwise; rewards are then reported per counted deal of the matches.
+  An agent's ``deals`` count is its seat-deals (one per seat per deal).
 
 Everything is reproducible from ``seed``: group ``g`` draws its packs and its
 agents' seeds from ``(seed, g)`` alone, whatever the number of workers.
@@ -30,7 +34,9 @@ import math
 import multiprocessing
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +52,7 @@ from . import stats
 from .base import Agent, make_agent
 
 AgentSpec = str | Agent
+MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
@@ -122,12 +129,25 @@ def base_table(lineup: Sequence[Any], num_players: int) -> list[int]:
 
 
 def rotation(table: Sequence[int], r: int) -> list[int]:
-    """Rotation ``r`` of a duplicate group: seat ``k`` holds base seat ``(k + r) % n``."""
+    """Rotation ``r`` of a table: seat ``k`` holds what seat ``(k + r) % n`` held."""
     n = len(table)
     return [table[(k + r) % n] for k in range(n)]
 
 
-def group_deal(rules: Rules, num_players: int, seed: int, group: int) -> tuple[list[list[int]], int, list[int]]:
+def seatings(table: Sequence[int], limit: int = MAX_SEATINGS) -> list[list[int]]:
+    """The seatings of one duplicate group: every distinct arrangement of the table's
+    agents when there are at most ``limit`` of them, else the ``n`` rotations."""
+    n = len(table)
+    distinct = math.factorial(n)
+    for count in Counter(table).values():
+        distinct //= math.factorial(count)
+    if distinct <= limit:
+        return [list(p) for p in sorted(set(permutations(table)))]
+    return [rotation(table, r) for r in range(n)]
+
+
+def group_deal(rules: Rules, num_players: int, seed: int, group: int | str,
+               games: int = 1) -> tuple[list[list[int]], int, list[int]]:
     """The packs, the game seed (for deals past the packs) and the agents' seeds of one group."""
     rng = random.Random(f"commerce-arena:{seed}:{group}")
     pack = list(_pack(rules))
@@ -137,7 +157,7 @@ def group_deal(rules: Rules, num_players: int, seed: int, group: int) -> tuple[l
         rng.shuffle(pack)
         packs.append(list(pack))
     game_seed = rng.getrandbits(63)
-    agent_seeds = [rng.getrandbits(31) for _ in range(num_players * num_players)]
+    agent_seeds = [rng.getrandbits(31) for _ in range(num_players * games)]
     return packs, game_seed, agent_seeds
 
 
@@ -151,11 +171,16 @@ def _pack(rules: Rules) -> tuple[int, ...]:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int) -> None:
-    table = base_table(lineup, num_players)
-    # One agent object per base seat, built in this process (agents may keep state).
-    _WORKER.update(rules=rules, num_players=num_players, seed=seed, table=table,
-                   agents=[_build(lineup[i]) for i in table])
+def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
+                 duplicate: bool) -> None:
+    names = _names(lineup)
+    unique = list(dict.fromkeys(names))
+    table = [unique.index(names[i]) for i in base_table(lineup, num_players)]  # agent index by base seat
+    spec_of = {unique.index(name): spec for name, spec in zip(names, lineup, strict=True)}
+    # One agent object per (agent, copy): agents may keep state, and a name may hold several seats.
+    agents = {a: [_build(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
+    _WORKER.update(rules=rules, num_players=num_players, seed=seed, seatings=seatings(table),
+                   agents=agents, duplicate=duplicate)
 
 
 def _build(spec: AgentSpec) -> Agent:
@@ -163,15 +188,20 @@ def _build(spec: AgentSpec) -> Agent:
 
 
 def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int]]]:
-    """Play every rotation of one group: ``(base seat by seat, returns, counted deals)`` per game."""
-    rules, n = _WORKER["rules"], _WORKER["num_players"]
-    packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group)
+    """Play every seating of one group: ``(agent index by seat, returns, counted deals)`` per game.
+
+    With duplicates every seating gets the group's packs; without, each its own."""
+    rules, n, plan = _WORKER["rules"], _WORKER["num_players"], _WORKER["seatings"]
+    packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group, len(plan))
     games = []
-    for r in range(n):
-        seating = rotation(list(range(n)), r)  # base seats by seat
+    for index, seating in enumerate(plan):
+        if not _WORKER["duplicate"]:
+            packs, game_seed, _ = group_deal(rules, n, _WORKER["seed"], f"{group}/{index}")
+        copies = {a: iter(objects) for a, objects in _WORKER["agents"].items()}
+        seats = [next(copies[a]) for a in seating]
         game = new_game(rules, n, decks=packs, dealer=0, rng=random.Random(game_seed))
-        returns = play_game(game, [_WORKER["agents"][b] for b in seating], agent_seeds[r * n:(r + 1) * n])
-        games.append((seating, returns, max(game.deals_played, 1)))
+        returns = play_game(game, seats, agent_seeds[index * n:(index + 1) * n])
+        games.append((list(seating), returns, max(game.deals_played, 1)))
     return group, games
 
 
@@ -193,9 +223,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
               duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True) -> dict:
     """Play ``deals`` games between the ``lineup`` and summarise them (see the module docstring).
 
-    ``duplicate=False`` plays every group with its own packs per rotation (plain
-    random deals, for comparison).  Returns a JSON-able dict; with ``out_dir``
-    also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    ``duplicate=False`` gives every game its own packs (plain random deals, for
+    comparison).  Returns a JSON-able dict; with ``out_dir`` also writes
+    ``result.json``, ``report.md`` and ``mean_reward.png`` there.
     """
     rules = make_rules(variant, **(options or {}))
     rules.check_players(num_players)
@@ -204,28 +234,28 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     names = _names(lineup)
-    table = base_table(lineup, num_players)
+    unique = list(dict.fromkeys(names))
+    table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
     for spec in lineup:  # fail early on a bad name or model, before any process starts
         _build(spec)
-    groups = math.ceil(deals / num_players)
-    group_ids = list(range(groups)) if duplicate else list(range(groups * num_players))
+    per_group = len(seatings(table))
+    groups = math.ceil(deals / per_group)
 
     started = time.perf_counter()
     results: dict[int, list] = {}
-    for group, games in _run_groups(lineup, rules, num_players, seed, group_ids, workers, duplicate, progress):
+    for group, games in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
         results[group] = games
     elapsed = time.perf_counter() - started
 
-    records = [results[g] for g in group_ids]
-    if not duplicate:  # one game from each of num_players groups makes one (non-duplicate) group
-        records = [[records[i * num_players + r][r] for r in range(num_players)] for i in range(groups)]
-    result = summarise(records, names, table, seed=seed)
-    games_played = groups * num_players
+    records = [results[g] for g in range(groups)]
+    result = summarise(records, unique, seed=seed)
+    games_played = groups * per_group
     counted = sum(d for group in records for _, _, d in group)
     result.update(
         variant=variant, num_players=num_players, rules=rules.options(), lineup=names, seed=seed,
-        duplicate=duplicate, groups=groups, games=games_played, deals_played=int(counted),
-        seconds=elapsed, deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
+        duplicate=duplicate, groups=groups, games_per_group=per_group, games=games_played,
+        deals_played=int(counted), seconds=elapsed,
+        deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
         games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
     )
     if out_dir is not None:
@@ -233,43 +263,24 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     return result
 
 
-def _run_groups(lineup, rules, num_players, seed, group_ids, workers, duplicate, progress):
-    play = _play_group if duplicate else _play_single
-    bar = _Progress(len(group_ids), progress)
+def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
+    bar = _Progress(groups, progress)
     try:
         if workers == 1:
-            _init_worker(lineup, rules, num_players, seed)
-            for group in group_ids:
-                yield play(group)
+            _init_worker(lineup, rules, num_players, seed, duplicate)
+            for group in range(groups):
+                yield _play_group(group)
                 bar.advance()
         else:
             context = multiprocessing.get_context("fork")
             with context.Pool(workers, initializer=_init_worker,
-                              initargs=(lineup, rules, num_players, seed)) as pool:
-                chunk = max(1, min(16, len(group_ids) // (workers * 8)))
-                for item in pool.imap_unordered(play, group_ids, chunksize=chunk):
+                              initargs=(lineup, rules, num_players, seed, duplicate)) as pool:
+                chunk = max(1, min(8, groups // (workers * 8)))
+                for item in pool.imap_unordered(_play_group, range(groups), chunksize=chunk):
                     yield item
                     bar.advance()
     finally:
         bar.close()
-
-
-def _play_single(group: int) -> tuple[int, list]:
-    """Without duplicates: rotation ``group % n`` of group ``group`` only."""
-    n = _WORKER["num_players"]
-    _, games = _play_group_rotation(group, group % n)
-    return group, games
-
-
-def _play_group_rotation(group: int, r: int) -> tuple[int, list]:
-    rules, n = _WORKER["rules"], _WORKER["num_players"]
-    packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group)
-    seating = rotation(list(range(n)), r)
-    game = new_game(rules, n, decks=packs, dealer=0, rng=random.Random(game_seed))
-    returns = play_game(game, [_WORKER["agents"][b] for b in seating], agent_seeds[r * n:(r + 1) * n])
-    games = [None] * n
-    games[r] = (seating, returns, max(game.deals_played, 1))
-    return group, games
 
 
 class _Progress:
@@ -294,16 +305,13 @@ class _Progress:
             self.bar.stop()
 
 
-def summarise(records: list[list[tuple[list[int], list[float], int]]], names: list[str],
-              table: list[int], seed: int = 0) -> dict:
+def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: list[str], seed: int = 0) -> dict:
     """Per-agent means with bootstrap CIs, win rates, pairwise tests and ratings.
 
-    ``records[g]`` lists the games of group ``g`` as (base seat by seat,
-    returns by seat, counted deals).
+    ``records[g]`` lists the games of group ``g`` as (agent index by seat,
+    returns by seat, counted deals); ``unique`` names the agents.
     """
-    unique = list(dict.fromkeys(names))
     index = {name: i for i, name in enumerate(unique)}
-    owner = [index[names[b]] for b in table]  # base seat -> agent index
     k, g_count = len(unique), len(records)
     reward = np.zeros((g_count, k))
     seat_deals = np.zeros((g_count, k))
@@ -314,14 +322,13 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], names: li
         for seating, returns, counted in games:
             best = max(returns)
             winners = [s for s, value in enumerate(returns) if value == best]
-            for seat, base in enumerate(seating):
-                a = owner[base]
+            for seat, a in enumerate(seating):
                 reward[g, a] += returns[seat]
                 seat_deals[g, a] += counted
                 seat_games[g, a] += 1
                 if seat in winners:
                     wins[g, a] += 1.0 / len(winners)
-            rated.append(([unique[owner[b]] for b in seating], list(returns)))
+            rated.append(([unique[a] for a in seating], list(returns)))
     agents = {}
     for name, a in index.items():
         low, high = stats.bootstrap_ci(reward[:, a], seat_deals[:, a], seed=seed)

@@ -24,16 +24,20 @@ from .base import Agent
 from .heuristics import ExpectedValueAgent, greedy_action, quantile_key
 from .knowledge import determinize
 
+BLIND_TRADES = ("trade_barter", "my_ship_sails")
 Determinizer = Callable[[Game, int, random.Random], Game]
 
 
-def _load_determinizer() -> Determinizer:
-    """The engine's determinizer when it exists (issue 4 asks to switch to it), else ours."""
-    try:
-        from commerce_env.engine.determinize import determinize as engine_determinize
-    except ImportError:
+def _load_determinizer(which: str) -> Determinizer:
+    """``"agents"``: :func:`agents.knowledge.determinize`; ``"engine"``: the engine's
+    ``commerce_env.engine.determinize`` (an error if that module is missing)."""
+    if which == "agents":
         return determinize
-    return engine_determinize
+    if which == "engine":
+        from commerce_env.engine.determinize import determinize as engine_determinize
+
+        return engine_determinize
+    raise ValueError(f"determinizer must be 'agents', 'engine' or a function, got {which!r}")
 
 
 def fast_clone(game: Game) -> Game:
@@ -92,17 +96,21 @@ def rollout(world: Game, seat: int, threshold: int, first: int | None = None, ba
 class SearchAgent(Agent):
     """Determinized Monte Carlo with greedy rollouts; ``worlds`` or ``ms`` per decision.
 
-    With ``prior`` (default) the search starts from the expected-value agent's
-    choice and switches to another action only when the rollouts, on the same
-    worlds, show it better by more than ``margin`` standard errors of the
-    paired difference; ``prior=False`` takes the plain argmax.
+    With a ``prior`` the search starts from the expected-value agent's choice
+    and switches to another action only when the rollouts, on the same worlds,
+    show it better by more than ``margin`` standard errors of the paired
+    difference; without, it takes the plain argmax.  The default (``None``)
+    uses the prior in the variants with blind trades (trade and barter, My Ship
+    Sails), where greedy rollouts are the weakest model of the other players,
+    and not with a face-up table, where the plain search measured better
+    (docs/agents.md).
     """
 
     name = "search"
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
-                 barter: bool = True, prior: bool = True, margin: float = 1.0, seed: int | None = None,
-                 determinizer: Determinizer | None = None):
+                 barter: bool = True, prior: bool | None = None, margin: float = 1.0, seed: int | None = None,
+                 determinizer: str | Determinizer = "agents"):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if ms is not None and not ms > 0:
@@ -112,9 +120,10 @@ class SearchAgent(Agent):
         self.rollout_quantile = rollout_quantile
         self.barter = barter
         self.margin = margin
-        self.prior = ExpectedValueAgent() if prior else None
+        self.use_prior = prior
+        self.prior = ExpectedValueAgent()
         self.rng = random.Random(seed)
-        self.determinize = determinizer or _load_determinizer()
+        self.determinize = determinizer if callable(determinizer) else _load_determinizer(determinizer)
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
@@ -153,7 +162,10 @@ class SearchAgent(Agent):
         self.last_values = {a: float(v.mean()) for a, v in results.items()}
         best_value = max(self.last_values.values())
         best = min(a for a in legal if self.last_values[a] >= best_value - 1e-12)
-        if self.prior is None:
+        use_prior = self.use_prior
+        if use_prior is None:
+            use_prior = game.rules.variant in BLIND_TRADES
+        if not use_prior:
             return best
         default = self.prior.act(observation, game)
         gain = results[best] - results[default]

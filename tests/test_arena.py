@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import stats
-from agents.arena import base_table, evaluate_agent, rotation, run_arena
+from agents.arena import MAX_SEATINGS, base_table, evaluate_agent, rotation, run_arena, seatings
 from agents.base import Agent
 from agents.heuristics import GreedyAgent
 
@@ -17,14 +17,30 @@ def _named(agent, name):
     return agent
 
 
-@pytest.mark.parametrize("lineup_size,players", [(4, 4), (2, 4), (3, 4), (1, 3), (3, 5)])
-def test_duplicate_rotation_puts_every_entry_in_every_seat(lineup_size, players):
+@pytest.mark.parametrize("lineup_size,players", [(4, 4), (2, 4), (3, 4), (1, 3), (3, 5), (6, 6)])
+def test_duplicate_seatings_put_every_agent_in_every_seat(lineup_size, players):
     table = base_table(list(range(lineup_size)), players)
     assert table == [k % lineup_size for k in range(players)]  # the lineup repeated
-    seen = {(seat, base) for r in range(players) for seat, base in enumerate(rotation(list(range(players)), r))}
-    assert seen == {(s, b) for s in range(players) for b in range(players)}  # every base seat in every seat
-    for r in range(players):
-        assert sorted(rotation(table, r)) == sorted(table)  # each rotation seats the same agents
+    plan = seatings(table)
+    for seating in plan:
+        assert sorted(seating) == sorted(table)  # each seating seats the same agents
+    for agent in set(table):
+        per_seat = [sum(seating[s] == agent for seating in plan) for s in range(players)]
+        assert min(per_seat) >= 1 and len(set(per_seat)) == 1  # every seat, equally often
+    arrangements = math.factorial(players) // math.prod(math.factorial(table.count(a)) for a in set(table))
+    if arrangements <= MAX_SEATINGS and lineup_size > 1:
+        assert len(plan) == arrangements
+        # every agent has every other agent as its left neighbour (R5.4 barters go left)
+        for agent in set(table):
+            lefts = {seating[(s + 1) % players] for seating in plan for s in range(players) if seating[s] == agent}
+            assert lefts >= set(table) - ({agent} if table.count(agent) == 1 else set())
+
+
+def test_seatings_count():
+    assert len(seatings([0, 1, 2, 3])) == 24  # all arrangements of four agents
+    assert len(seatings([0, 1, 1, 1])) == 4  # a learner against three copies
+    assert len(seatings([0, 1, 0, 1])) == 6
+    assert seatings(list(range(6))) == [rotation(list(range(6)), r) for r in range(6)]  # 720 > 24
 
 
 def test_lineup_longer_than_the_table_is_refused():
@@ -76,11 +92,11 @@ def test_duplicate_deals_cancel_card_luck_between_identical_agents():
     # Four copies of one deterministic agent under different names: on duplicate deals each
     # sits in every seat against the same cards, so their totals per group are equal.
     lineup = [_named(GreedyAgent(), f"greedy_{i}") for i in range(4)]
-    result = run_arena(lineup, deals=40, seed=3, progress=False)
+    result = run_arena(lineup, deals=48, seed=3, progress=False)
     means = [a["mean"] for a in result["agents"].values()]
     assert max(means) - min(means) == pytest.approx(0.0, abs=1e-12)
     assert all(p["ci95"] == pytest.approx([0.0, 0.0]) for p in result["pairwise"])
-    plain = run_arena(lineup, deals=40, seed=3, progress=False, duplicate=False)
+    plain = run_arena(lineup, deals=48, seed=3, progress=False, duplicate=False)
     assert max(a["mean"] for a in plain["agents"].values()) > min(a["mean"] for a in plain["agents"].values())
 
 
@@ -97,7 +113,7 @@ def test_arena_is_reproducible_from_its_seed():
 def test_result_fields_and_outputs(tmp_path):
     result = run_arena(["greedy", "random"], variant="trade_barter", num_players=3, deals=9, seed=1,
                        out_dir=tmp_path, progress=False)
-    assert result["groups"] == 3 and result["games"] == 9  # 9 games: 3 packs x 3 rotations
+    assert result["groups"] == 3 and result["games"] == 9  # 9 games: 3 packs x 3 seatings (G G R)
     greedy = result["agents"]["greedy"]
     assert greedy["deals"] == 18 and result["agents"]["random"]["deals"] == 9  # seat-deals: 2 of 3 seats
     assert greedy["ci95"][0] <= greedy["mean"] <= greedy["ci95"][1]
