@@ -55,13 +55,20 @@ MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
 
 
 def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None = None) -> Any:
-    """An opponent from a spec: an ``agents.base.Agent``, a built-in name, or ``model:<path>``."""
+    """An opponent from a spec: an ``agents.base.Agent``, a built-in name, ``model:<path>``, or a
+    mapping ``{"agent": name, **keyword arguments}`` (``{"agent": "greedy", "quantile": 0.7}``)."""
     from agents.base import Agent, make_agent
 
     if isinstance(spec, Agent):
         return spec
+    if isinstance(spec, Mapping):
+        kwargs = dict(spec)
+        name = kwargs.pop("agent", None)
+        if not isinstance(name, str):
+            raise ValueError(f"an opponent mapping needs 'agent': <name>, got {dict(spec)!r}")
+        return make_agent(name, **kwargs)
     if not isinstance(spec, str):
-        raise TypeError(f"an opponent is an agent name, 'model:<path>' or an Agent, got {spec!r}")
+        raise TypeError(f"an opponent is an agent name, 'model:<path>', a mapping or an Agent, got {spec!r}")
     if spec.startswith(MODEL_PREFIX):
         from agents.learned import load_agent
 

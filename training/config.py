@@ -5,7 +5,8 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``name``, ``seed``, ``output`` (the run folder)
 * ``env``: ``variant``, ``num_players``, ``rules`` (R-section options, or
   ``preset``), ``seat`` (``rotate``, ``random`` or a number)
-* ``opponents``: ``pool`` (agent names or ``model:<path>``), ``weights``
+* ``opponents``: ``pool`` (agent names, ``model:<path>``, or ``{agent: greedy, quantile: 0.7}``
+  for a built-in agent with arguments), ``weights`` (one per entry; default equal)
 * ``selfplay``: ``enabled``, ``every_steps``, ``max_snapshots``, ``snapshot_share``
 * ``training``: ``total_timesteps``, ``time_limit_minutes``, ``n_envs``,
   ``vec_env`` (``dummy`` or ``subproc``), ``checkpoint_every``, ``progress_bar``,
@@ -101,8 +102,8 @@ def _check_values(c: dict[str, Any], source: str) -> None:
     _require(seat in ("rotate", "random") or (_is_int(seat) and seat < env["num_players"]), "env.seat", seat,
              "rotate, random or a seat number", source)
     pool = c["opponents"]["pool"]
-    _require(isinstance(pool, list) and pool and all(isinstance(p, str) for p in pool), "opponents.pool", pool,
-             "a non-empty list of agent names or model:<path>", source)
+    _require(isinstance(pool, list) and pool and all(isinstance(p, (str, dict)) for p in pool), "opponents.pool",
+             pool, "a non-empty list of agent names, model:<path> or {agent: name, ...arguments}", source)
     _check_agent_names(pool, "opponents.pool", source)
     weights = c["opponents"]["weights"]
     _require(weights is None or (isinstance(weights, list) and len(weights) == len(pool)
@@ -144,11 +145,12 @@ def _check_values(c: dict[str, Any], source: str) -> None:
     _check_agent_names(baselines, "evaluation.baselines", source)
 
 
-def _check_agent_names(names: list[str], key: str, source: str) -> None:
+def _check_agent_names(names: list, key: str, source: str) -> None:
     from agents.base import AGENTS
 
-    for name in names:
-        if not name.startswith("model:") and name not in AGENTS:
+    for entry in names:
+        name = entry.get("agent") if isinstance(entry, dict) else entry
+        if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
             raise ValueError(f"{source}: unknown agent {name!r} in {key}; built-in agents are "
                              f"{', '.join(sorted(AGENTS))}, or give model:<path>")
 

@@ -1,0 +1,207 @@
+"""Training: configs, a short run that checkpoints, resumes and exports, SIGKILL then --resume, self-play."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from agents.learned import load_agent  # noqa: E402
+from training.config import DEFAULTS, load_config, validate  # noqa: E402
+from training.evaluation import play_match  # noqa: E402
+from training.train import CHECKPOINT, STATE, train  # noqa: E402
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "train"
+
+
+def tiny(tmp_path: Path, **sections) -> dict:
+    """A config small enough to train in a few seconds."""
+    data = {
+        "name": "tiny", "seed": 3, "output": str(tmp_path / "run"),
+        "env": {"variant": "trade_barter", "num_players": 3, "rules": {"preset": "foster"}},
+        "opponents": {"pool": ["random"]},
+        "training": {"total_timesteps": 1024, "n_envs": 2, "checkpoint_every": 256, "progress_bar": False},
+        "policy": {"net_arch": [16, 16]},
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+        "evaluation": {"every_steps": 512, "deals": 6, "baselines": ["random"], "final_deals": 6},
+    }
+    for key, value in sections.items():
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
+    return data
+
+
+def write_config(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_configs_are_valid(path):
+    config = load_config(path)
+    assert config["env"]["variant"] in ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
+
+
+def test_shipped_configs_cover_the_required_runs():
+    variants = {load_config(p)["env"]["variant"] for p in CONFIGS.glob("*.yaml")}
+    assert variants == {"trade_barter", "widow", "my_ship_sails", "old_game", "pool"}
+    assert any(load_config(p)["selfplay"]["enabled"] for p in CONFIGS.glob("*.yaml"))
+    assert (CONFIGS / "demo.yaml").is_file()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"learning_rate": 0.1}, "unknown key 'learning_rate'"),
+    ({"ppo": {"lerning_rate": 0.1}}, "ppo.lerning_rate"),
+    ({"training": {"n_env": 2}}, "training.n_env"),
+    ({"training": {"vec_env": "threads"}}, "training.vec_env"),
+    ({"env": {"variant": "poker"}}, "poker"),
+    ({"env": {"rules": {"tie_break": "coin"}}}, "coin"),
+    ({"env": {"num_players": 13}}, "num_players"),
+    ({"opponents": {"pool": ["grandmaster"]}}, "grandmaster"),
+    ({"opponents": {"pool": ["random"], "weights": [1, 2]}}, "opponents.weights"),
+    ({"selfplay": {"snapshot_share": 2}}, "selfplay.snapshot_share"),
+    ({"policy": {"net_arch": [0]}}, "policy.net_arch"),
+    ({"evaluation": {"baselines": []}}, "evaluation.baselines"),
+    ({"ppo": {"policy": "CnnPolicy"}}, "ppo.policy"),
+])
+def test_a_bad_config_is_refused_naming_the_key(tmp_path, change, message):
+    data = tiny(tmp_path)
+    for key, value in change.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) and isinstance(data.get(key), dict) else value
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        load_config(write_config(tmp_path, data))
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_config_that_is_not_a_mapping_is_refused(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("- just\n- a list\n")
+    with pytest.raises(ValueError, match="mapping"):
+        load_config(path)
+    path.write_text("env: [unclosed\n")
+    with pytest.raises(ValueError, match="not valid YAML"):
+        load_config(path)
+
+
+def test_defaults_fill_what_the_config_leaves_out(tmp_path):
+    config = validate({"ppo": {"n_steps": 64}})
+    assert config["ppo"]["n_steps"] == 64 and config["ppo"]["gamma"] == DEFAULTS["ppo"]["gamma"]
+    assert config["env"] == DEFAULTS["env"]
+
+
+def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
+    from commerce_env.rules import make_rules
+    from training.cli import main
+
+    config = validate(tiny(tmp_path))
+    report = train(config, quiet=True)
+    out = Path(config["output"])
+    assert report["steps"] >= 1024
+    state = json.loads((out / STATE).read_text())
+    assert state["num_timesteps"] == report["steps"]
+    assert zipfile.ZipFile(out / CHECKPOINT).testzip() is None
+    history = [json.loads(line) for line in (out / "eval_history.jsonl").read_text().splitlines()]
+    assert [h["steps"] for h in history] == sorted(h["steps"] for h in history) and history
+    assert "random" in history[0]["opponents"]
+    assert list((out / "tb").rglob("events.out.tfevents.*"))
+    assert (out / "report.txt").read_text().startswith("run tiny")
+
+    with pytest.raises(ValueError, match="--resume"):  # a second run into the same folder
+        train(config, quiet=True)
+    more = validate(tiny(tmp_path, training={"total_timesteps": 2048}))
+    resumed = train(more, resume=True, quiet=True)
+    assert resumed["steps"] >= 2048
+    assert json.loads((out / STATE).read_text())["num_timesteps"] == resumed["steps"]
+
+    assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported")]) == 0
+    agent = load_agent(tmp_path / "exported", variant="trade_barter", num_players=3)
+    assert agent.meta["trained_steps"] == resumed["steps"]
+    from agents.base import RandomAgent
+
+    rules = make_rules("trade_barter", preset="foster")
+    for deal in range(20):  # the engine raises on an illegal action
+        returns = play_match(rules, 3, [agent, RandomAgent(), RandomAgent()], match_seed=deal, dealer=deal % 3)
+        assert sum(returns) == 0  # R4.3
+
+
+def test_selfplay_adds_snapshots_to_the_opponent_pool(tmp_path):
+    config = validate(tiny(tmp_path, selfplay={"enabled": True, "every_steps": 256, "max_snapshots": 2,
+                                                "snapshot_share": 1.0},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    out = Path(config["output"])
+    snapshots = sorted((out / "snapshots").iterdir())
+    assert len(snapshots) >= 3
+    state = json.loads((out / STATE).read_text())
+    assert len(state["snapshots"]) == 2 and state["snapshots"] == sorted(
+        state["snapshots"], key=lambda p: int(p.rsplit("_", 1)[1]))
+    for path in state["snapshots"]:
+        load_agent(path, variant="trade_barter", num_players=3)
+
+
+def test_sigkill_then_resume_keeps_the_step_count(tmp_path):
+    data = tiny(tmp_path, training={"total_timesteps": 1_000_000, "checkpoint_every": 256},
+                evaluation={"every_steps": 1_000_000, "final_deals": 0})
+    path = write_config(tmp_path, data)
+    out = Path(data["output"])
+    command = [sys.executable, "-m", "training.cli", "train", "--config", str(path), "--no-progress"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        steps = 0
+        while time.monotonic() < deadline and steps < 1024:
+            time.sleep(0.2)
+            if process.poll() is not None:
+                pytest.fail(f"training stopped early: {process.stderr.read().decode()[-2000:]}")
+            try:
+                steps = json.loads((out / STATE).read_text())["num_timesteps"]
+            except (OSError, ValueError):
+                steps = 0
+        assert steps >= 1024, "no checkpoint in time"
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    # whatever the moment of the kill, the checkpoint in place is whole and matches its state
+    from sb3_contrib import MaskablePPO
+
+    killed_at = json.loads((out / STATE).read_text())["num_timesteps"]
+    assert zipfile.ZipFile(out / CHECKPOINT).testzip() is None
+    assert MaskablePPO.load(out / CHECKPOINT, device="cpu").num_timesteps >= killed_at
+
+    target = killed_at + 512
+    result = subprocess.run(command + ["--resume", "--steps", str(target)], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    final = json.loads((out / STATE).read_text())["num_timesteps"]
+    assert target <= final < target + 512  # continued from the checkpoint, not from zero
+    assert not list(out.glob("checkpoints/.*.tmp"))
+    model = load_agent(out / "model")
+    assert model.meta["trained_steps"] == final
+
+
+def test_resume_without_a_checkpoint_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="no checkpoint"):
+        train(validate(tiny(tmp_path)), resume=True, quiet=True)
+
+
+def test_env_pool_accepts_saved_models(tmp_path):
+    config = validate(tiny(tmp_path, training={"total_timesteps": 256},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    from commerce_env.single_agent import CommerceEnv
+
+    env = CommerceEnv(num_players=3, opponents=[f"model:{Path(config['output']) / 'model'}"])
+    env.reset(seed=0)
+    assert type(env.seat_agents[(env.seat + 1) % 3]).__name__ == "LearnedAgent"
+    assert np.any(env.action_masks())
