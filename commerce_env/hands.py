@@ -24,12 +24,13 @@ COMBINATIONS = ("tricon", "sequence", "flush", "pair", "point")
 ALWAYS_COUNTED = frozenset({"tricon", "sequence", "point"})
 OPTIONAL = ("flush", "pair")
 _PIPS = np.array(RANK_PIPS, dtype=np.int64)
+_ALL_COMBINATIONS = frozenset(COMBINATIONS)
 
 
 def normalize_combinations(combinations: Iterable[str] | str | None) -> frozenset[str]:
     """The set of counted combinations; tricon, sequence and point always count (R2)."""
     if combinations is None:
-        return frozenset(COMBINATIONS)
+        return _ALL_COMBINATIONS
     if isinstance(combinations, str):
         combinations = combinations.replace(",", " ").split()
     try:
