@@ -51,7 +51,7 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 def _rules_from(variant: str | None, config: Any, options: dict[str, Any]) -> tuple[Rules, dict]:
     if config is None:
-        return make_rules(variant or "trade_barter", **options), {}
+        return make_rules("trade_barter" if variant is None else variant, **options), {}
     rules, extra = load_rules(config)
     if variant is not None and variant != rules.variant:
         raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")

@@ -161,7 +161,7 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
     rules["deals"] = deals
     rules["max_rounds"] = _count("max_rounds", values["max_rounds"], 1)
     rules["deck_size"] = values.get("deck_size", 52)
-    if rules["deck_size"] not in (52, 32) or isinstance(rules["deck_size"], bool):
+    if type(rules["deck_size"]) is not int or rules["deck_size"] not in (52, 32):
         raise ValueError(f"bad value {rules['deck_size']!r} for option 'deck_size'; choose 52 or 32")
     rules["reward"] = _choice("reward", values.get("reward", "counters"), REWARDS)
     if variant == "pool":
@@ -183,13 +183,16 @@ def load_rules(path: str | Path) -> tuple[Rules, dict[str, Any]]:
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: cannot read rules file ({error})") from None
-    except yaml.YAMLError as error:
+    except (yaml.YAMLError, RecursionError) as error:
         raise ValueError(f"{path}: not valid YAML ({error})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a rules file must be a mapping of option names to values")
     data = dict(data)
+    for key in data:
+        if not isinstance(key, str):
+            raise ValueError(f"{path}: option names must be text, got {key!r}")
     extra = {k: data.pop(k) for k in ("num_players", "name", "description") if k in data}
     variant = data.pop("variant", "trade_barter")
     try:

@@ -240,7 +240,7 @@ class Game:
 
     def action_text(self, action: int, seat: int | None = None) -> str:
         """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``."""
-        if not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
             raise ValueError(f"action {action!r} is not a number from 0 to {A.NUM_ACTIONS - 1}")
         kind = A.action_kind(action)
         if action < A.READY_MONEY:
