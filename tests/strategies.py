@@ -8,7 +8,6 @@ checks are plain functions so that ``benchmarks/soak.py`` can use them too.
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any
 
@@ -152,10 +151,22 @@ def assert_invariants(game: Game, total: int) -> None:
     assert not problems, "; ".join(problems)
 
 
+def _copy(value: Any) -> Any:
+    """A copy of the engine's mutable containers (lists and dicts); their ints,
+    strings and tuples are immutable and are shared, which keeps this cheap."""
+    if isinstance(value, list):
+        return [_copy(v) for v in value] if value and isinstance(value[0], (list, dict)) else list(value)
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
 def snapshot(game: Game) -> dict[str, Any]:
     """Everything that makes up the state (and every seat's observation), for
     checking that a refused action changed nothing."""
-    state = {k: copy.deepcopy(v) for k, v in vars(game).items() if k not in ("_legal_cache", "rng")}
+    state = {k: _copy(v) for k, v in vars(game).items() if k not in ("_legal_cache", "rng")}
     state["rng"] = game.rng.getstate()
     state["observations"] = [encode(game, s).tobytes() for s in range(game.num_players)]
     state["legal"] = list(game.legal_actions())
