@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from commerce_env.cards import make_pack
 from commerce_env.engine import new_game
-from commerce_env.engine.actions import NUM_ACTIONS
+from commerce_env.engine.actions import NUM_ACTIONS, OFFER, READY_MONEY
 from commerce_env.engine.base import HORSE, OVER, Game
-from commerce_env.hands import COMBINATIONS
+from commerce_env.hands import COMBINATIONS, is_ship
 from commerce_env.observation import encode
 from commerce_env.rules import OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules
 
@@ -143,6 +143,29 @@ def invariant_violations(game: Game, total: int) -> list[str]:
             problems.append(f"seat {seat} acts but is not in the deal")
         if legal != sorted(set(legal)) or not all(0 <= a < NUM_ACTIONS for a in legal):
             problems.append(f"bad legal actions {legal}")
+        if game.phase != HORSE:
+            problems += _deal_rule_violations(game, legal)
+    return problems
+
+
+def _deal_rule_violations(game: Game, legal: list[int]) -> list[str]:
+    """Rules that hold at every decision inside a deal."""
+    problems = []
+    order = game.order
+    if order[-1] != game.dealer or any(game.out[s] for s in order):  # R3.1, R3.2
+        problems.append(f"order {order} does not end with the dealer {game.dealer} or holds a player out")
+    if game.rounds_done >= game.rules.max_rounds:  # R4.4
+        problems.append(f"{game.rounds_done} rounds done of {game.rules.max_rounds}")
+    antes = 0 if game.variant == "old_game" else len(order)  # R4.2, R8.4: the pool holds the antes
+    if game.variant != "pool" and game.pool != antes:
+        problems.append(f"pool {game.pool} during a deal, expected {antes}")
+    if game.variant == "my_ship_sails" and any(is_ship(game.hands[s]) for s in order):  # R7.3
+        problems.append("a ship did not sail")
+    if game.variant in ("old_game", "pool") and game.current_player in game.stood + game.passed:  # R8.2
+        problems.append(f"seat {game.current_player} acts after standing or passing")
+    if game.variant == "trade_barter" and game.phase == "act":  # R5.3: ready money needs a stock
+        if any(READY_MONEY <= a < OFFER for a in legal) != bool(game.stock):
+            problems.append(f"ready money legal={legal} with {len(game.stock)} cards in the stock")
     return problems
 
 
