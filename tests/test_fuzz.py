@@ -61,12 +61,28 @@ class EngineMachine(RuleBasedStateMachine):
     def legal_action(self, data):  # R12: every masked action is accepted
         game = self.game
         action = data.draw(st.sampled_from(game.legal_actions()))
+        dealer = game.dealer
         game.apply(action)
+        if game.deals_dealt == self.deal + 1 and not game.is_over():
+            self.check_new_deal(dealer)
         if game.deals_dealt != self.deal:
             self.deal, self.in_deal = game.deals_dealt, 0
         else:
             self.in_deal += 1
             assert self.in_deal <= deal_decision_bound(game), "a deal outlasted its bound (R4.4)"
+
+    def check_new_deal(self, old_dealer):
+        """R3.2, R4.5: the deal passes left to the next player still in; R5.2, R6.2, R8.2: who acts first."""
+        game = self.game
+        n = game.num_players
+        in_game = [s for s in ((old_dealer + k) % n for k in range(1, n + 1)) if not game.out[s]]
+        assert game.dealer == in_game[0]
+        assert game.order == [s for s in ((game.dealer + k) % n for k in range(1, n + 1)) if not game.out[s]]
+        if game.variant == "widow":
+            assert (game.phase, game.current_player) == ("widow_choice", game.dealer)
+        else:
+            assert (game.phase, game.current_player) == ("act", game.order[0])
+        assert game.history[game.deal_start:] == []
 
     @rule(action=st.one_of(st.integers(0, NUM_ACTIONS - 1), st.integers(-10**6, 10**6), st.integers()))
     def unmasked_or_out_of_range_number(self, action):
