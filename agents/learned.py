@@ -5,7 +5,8 @@ The safe format is a folder with two files:
 * ``model.json``: what the network is for and what it looks like: ``variant``,
   ``rules`` (every option), ``num_players``, ``observation_layout_version``
   (:data:`commerce_env.observation.LAYOUT_VERSION`), ``observation_size``,
-  ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
+  ``features`` (extra observation features, e.g. ``hand_strength``, rebuilt
+  from the observation at play time), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
   the weights file's name and its SHA-256.
 * the weights: ``weights.safetensors`` when the ``safetensors`` package is
   installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
@@ -45,6 +46,7 @@ FORMAT_VERSION = 1
 MODEL_JSON = "model.json"
 ACTIVATIONS = ("tanh", "relu")
 WEIGHT_FILES = ("weights.safetensors", "weights.pt")
+FEATURE_SIZES = {"hand_strength": 20}  # commerce_env.single_agent.FEATURES, sizes known without building them
 
 
 def _layer_names(hidden: list[int]) -> list[str]:
@@ -75,6 +77,13 @@ class LearnedAgent(Agent):
         hidden = list(meta["network"]["hidden"])
         self.layers = [(np.ascontiguousarray(weights[f"{name}.weight"].T, dtype=np.float32),
                         np.asarray(weights[f"{name}.bias"], dtype=np.float32)) for name in _layer_names(hidden)]
+        self.features = list(meta.get("features", []))
+        self.feature_builders = []
+        if self.features:
+            from commerce_env.single_agent import feature_builders
+
+            rules = make_rules(self.variant, **{k: v for k, v in meta["rules"].items() if k != "variant"})
+            self.feature_builders = feature_builders(self.features, rules, self.num_players)
         self.deterministic = deterministic
         self.rng = random.Random(seed)
 
@@ -99,7 +108,10 @@ class LearnedAgent(Agent):
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        scores = self.logits(observation["observation"]).astype(np.float64)
+        vector = np.asarray(observation["observation"], dtype=np.float32)
+        if self.feature_builders:
+            vector = np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
+        scores = self.logits(vector).astype(np.float64)
         scores[~mask] = -np.inf
         if self.deterministic:
             return int(np.argmax(scores))
@@ -155,6 +167,9 @@ def _check_meta(meta: Any, path: Path) -> dict:
         raise _fail(path, f"network.hidden must be a list of layer sizes, got {hidden!r}")
     if network.get("activation") not in ACTIVATIONS:
         raise _fail(path, f"network.activation {network.get('activation')!r}; choose from {', '.join(ACTIVATIONS)}")
+    features = meta.get("features", [])
+    if not isinstance(features, list) or any(f not in FEATURE_SIZES for f in features):
+        raise _fail(path, f"features {features!r}; known: {', '.join(FEATURE_SIZES)}")
     if meta.get("weights_file") not in WEIGHT_FILES:
         raise _fail(path, f"weights_file {meta.get('weights_file')!r}; expected one of {', '.join(WEIGHT_FILES)}")
     return meta
@@ -186,8 +201,13 @@ def _read_weights(path: Path) -> dict[str, np.ndarray]:
     return {k: v.detach().cpu().numpy() for k, v in data.items()}
 
 
+def input_size(meta: Mapping[str, Any]) -> int:
+    """The network's input: the AEC observation plus the extra features it names."""
+    return meta["observation_size"] + sum(FEATURE_SIZES[f] for f in meta.get("features", []))
+
+
 def _check_weights(weights: dict[str, np.ndarray], meta: dict, path: Path) -> None:
-    shapes = expected_shapes(meta["observation_size"], meta["network"]["hidden"])
+    shapes = expected_shapes(input_size(meta), meta["network"]["hidden"])
     missing = sorted(set(shapes) - set(weights))
     extra = sorted(set(weights) - set(shapes))
     if missing or extra:
@@ -257,13 +277,14 @@ def weights_from_policy(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
     return weights, {"hidden": hidden, "activation": names[next(iter(activations))]}
 
 
-def make_meta(rules: Rules, num_players: int, network: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features: list[str] | None = None,
+              **extra: Any) -> dict[str, Any]:
     """The ``model.json`` record of a policy for ``rules`` and ``num_players``."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "variant": rules.variant,
             "rules": rules.options(), "num_players": num_players,
             "observation_layout_version": obs.LAYOUT_VERSION,
-            "observation_size": obs.observation_size(num_players), "num_actions": A.NUM_ACTIONS,
-            "network": network, **extra}
+            "observation_size": obs.observation_size(num_players), "features": list(features or []),
+            "num_actions": A.NUM_ACTIONS, "network": network, **extra}
 
 
 def _atomic_write(path: Path, write) -> None:
@@ -320,10 +341,11 @@ def _agent_from_sb3_zip(path: Path, variant: str | None, num_players: int | None
     model = MaskablePPO.load(str(path), device="cpu")
     weights, network = weights_from_policy(model.policy)
     size = int(model.observation_space.shape[0])
-    players = next((n for n in range(2, 13) if obs.observation_size(n) == size), None)
-    if players is None:
+    fits = [(n, features) for features in ([], ["hand_strength"]) for n in range(2, 13)
+            if obs.observation_size(n) + sum(FEATURE_SIZES[f] for f in features) == size]
+    if not fits:
         raise _fail(path, f"its observation size {size} fits no player count of this commerce_env")
     rules = make_rules(variant or "trade_barter")
-    meta = make_meta(rules, players, network)
+    meta = make_meta(rules, fits[0][0], network, features=fits[0][1])
     _check_expected(meta, variant, num_players, path)
     return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)

@@ -54,6 +54,92 @@ ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateI
 MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
 
 
+class HandStrength:
+    """Extra observation features computed from the observation vector alone (R11-safe).
+
+    ``hand_strength`` appends 20 numbers to the AEC observation: the hand's
+    percentile among all 22,100 hands (``q``) and ``q ** (players - 1)``, its
+    R2 category (one-hot of 6), the mean percentile after replacing each of
+    its three cards by an unseen card (3), and the percentile after each of
+    the nine exchanges with the face-up table (9, zero without a table).  It
+    reads only the observer's hand, the face-up table and its own discards
+    from the vector, so a model can rebuild it at play time
+    (:class:`agents.learned.LearnedAgent`).  The key tables are the engine's.
+    """
+
+    name = "hand_strength"
+    size = 20
+
+    def __init__(self, rules: Rules, num_players: int):
+        from itertools import combinations
+
+        from .hands import key_array
+
+        self.ship = rules.variant == "my_ship_sails"
+        self.table = None if self.ship else key_array(rules.combinations)
+        triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
+        self.sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
+        self.opponents = num_players - 1
+        sections = {name: start for name, start, _ in obs.layout(num_players)}
+        self.hand_at, self.table_at = sections["hand"], sections["table_slots"]
+        self.discarded_at = sections["discarded"]
+
+    def keys(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        if not self.ship:
+            return self.table[a * 2704 + b * 52 + c]
+        from .cards import RANK_PIPS
+
+        pips = np.asarray(RANK_PIPS)
+        sa, sb, sc = a & 3, b & 3, c & 3
+        pa, pb, pc = pips[a >> 2], pips[b >> 2], pips[c >> 2]
+        return np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
+                         [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
+
+    def percentile(self, keys: np.ndarray) -> np.ndarray:
+        below = np.searchsorted(self.sorted_keys, keys, side="left")
+        above = np.searchsorted(self.sorted_keys, keys, side="right")
+        return (below + above) / (2.0 * len(self.sorted_keys))
+
+    def __call__(self, vector: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.size, dtype=np.float32)
+        hand = np.flatnonzero(vector[self.hand_at:self.hand_at + 52])
+        if len(hand) != 3:
+            return out
+        key = self.keys(hand[0:1], hand[1:2], hand[2:3])
+        q = float(self.percentile(key)[0])
+        out[0], out[1] = q, q ** self.opponents
+        category = (5 if key[0] >= 100 else int(key[0] > 0)) if self.ship else int(key[0]) // 1000
+        out[2 + category] = 1.0
+        slots = vector[self.table_at:self.table_at + 51].reshape(3, 17)
+        table = [int(np.argmax(s[:13])) * 4 + int(np.argmax(s[13:])) for s in slots if s.any()]
+        seen = np.zeros(52, dtype=bool)
+        seen[hand] = True
+        seen[table] = True
+        seen[vector[self.discarded_at:self.discarded_at + 52] > 0] = True
+        unseen = np.flatnonzero(~seen)
+        for slot in range(3):
+            kept = np.delete(hand, slot)
+            if len(unseen):
+                out[8 + slot] = self.percentile(self.keys(kept[0], kept[1], unseen)).mean()
+        if len(table) == 3:
+            for own in range(3):
+                kept = np.delete(hand, own)
+                new = self.keys(np.full(3, kept[0]), np.full(3, kept[1]), np.asarray(table))
+                out[11 + 3 * own:14 + 3 * own] = self.percentile(new)
+        return out
+
+
+FEATURES = {HandStrength.name: HandStrength}
+
+
+def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> list:
+    """The extra-feature functions named by ``names`` (see :data:`FEATURES`)."""
+    unknown = [n for n in names if n not in FEATURES]
+    if unknown or isinstance(names, str):
+        raise ValueError(f"unknown observation features {unknown or names!r}; choose from {', '.join(FEATURES)}")
+    return [FEATURES[n](rules, num_players) for n in names]
+
+
 def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None = None) -> Any:
     """An opponent from a spec: an ``agents.base.Agent``, a built-in name, ``model:<path>``, or a
     mapping ``{"agent": name, **keyword arguments}`` (``{"agent": "greedy", "quantile": 0.7}``)."""
@@ -85,8 +171,8 @@ class CommerceEnv(gymnasium.Env):
     def __init__(self, variant: str | None = None, num_players: int | None = None,
                  opponents: Sequence[Any] = ("random",), opponent_weights: Sequence[float] | None = None,
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
-                 illegal_action: str = "terminate", render_mode: str | None = None, config: Any = None,
-                 **options: Any):
+                 features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
+                 config: Any = None, **options: Any):
         if config is not None:
             rules, extra = load_rules(config)
             if variant is not None and variant != rules.variant:
@@ -128,7 +214,9 @@ class CommerceEnv(gymnasium.Env):
         self.snapshot_paths: list[str] = []
         self.snapshot_share = float(snapshot_share)
         self.max_snapshots = max_snapshots
-        size = obs.observation_size(num_players)
+        self.features = list(features)
+        self.feature_builders = feature_builders(self.features, rules, num_players)
+        size = obs.observation_size(num_players) + sum(f.size for f in self.feature_builders)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         self.action_space = spaces.Discrete(A.NUM_ACTIONS)
         self._rng = random.Random()
@@ -219,7 +307,7 @@ class CommerceEnv(gymnasium.Env):
             raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
         if self.render_mode == "human":
             self.render()
-        return obs.encode(game, seat), {"seat": seat}
+        return self._observe(), {"seat": seat}
 
     def step(self, action: Any):
         game = self._require_game()
@@ -230,7 +318,7 @@ class CommerceEnv(gymnasium.Env):
         action = int(action)
         if action not in game.legal_actions() and self.illegal_action == "terminate":
             game.over = True  # the match is abandoned; the learner is penalised
-            return obs.encode(game, self.seat), ILLEGAL_REWARD, True, False, {
+            return self._observe(), ILLEGAL_REWARD, True, False, {
                 "seat": self.seat, "illegal_action": True}
         game.apply(action)
         reward = self._carry + self._play_opponents()
@@ -241,7 +329,7 @@ class CommerceEnv(gymnasium.Env):
             info["returns"] = game.returns()[self.seat]
         if self.render_mode == "human":
             self.render()
-        return obs.encode(game, self.seat), float(reward), terminated, False, info
+        return self._observe(), float(reward), terminated, False, info
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -257,6 +345,12 @@ class CommerceEnv(gymnasium.Env):
         return None
 
     # ------------------------------------------------------------- helpers
+    def _observe(self) -> np.ndarray:
+        vector = obs.encode(self._require_game(), self.seat)
+        if not self.feature_builders:
+            return vector
+        return np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
+
     def _seat_opponents(self) -> None:
         self.seat_agents = [None] * self.num_players
         for s in range(self.num_players):

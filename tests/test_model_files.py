@@ -178,3 +178,25 @@ def test_no_model_gives_a_clear_error(tmp_path):
     shutil.copytree(tmp_path, tmp_path / "empty")
     with pytest.raises(ValueError, match="model.json"):
         load_agent(tmp_path / "empty")
+
+
+def test_a_model_with_hand_strength_features_rebuilds_them_at_play_time(tmp_path):
+    env = CommerceEnv(num_players=3, opponents=["random"], features=["hand_strength"])
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=1, device="cpu", n_steps=64, batch_size=64,
+                                    policy_kwargs=dict(net_arch=[16]))
+    weights, network = weights_from_policy(model.policy)
+    folder = save_model(tmp_path / "m", weights,
+                        make_meta(make_rules("trade_barter"), 3, network, features=["hand_strength"]),
+                        use_safetensors=False)
+    agent = load_agent(folder)
+    base = obs.observation_size(3)
+    for episode in range(20):
+        augmented, _ = env.reset(seed=episode)
+        mask = env.action_masks()
+        # the agent gets the AEC observation only, as every agent does, and adds the features itself
+        mine = agent.act({"observation": augmented[:base], "action_mask": mask.astype(np.int8)})
+        theirs, _ = model.predict(augmented, action_masks=mask, deterministic=True)
+        assert mine == int(theirs)
+    _edit_meta(folder, features=["x_ray"])
+    with pytest.raises(ValueError, match="features"):
+        load_agent(folder)

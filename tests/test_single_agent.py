@@ -178,3 +178,32 @@ def test_opponents_are_drawn_from_the_pool_by_weight():
     for episode in range(10):
         env.reset(seed=episode)
         assert all(agent is a for s, agent in enumerate(env.seat_agents) if s != env.seat)
+
+
+def test_hand_strength_features_match_the_engine_and_read_no_hidden_card():
+    from itertools import combinations
+
+    from commerce_env.hands import hand_key
+
+    env = CommerceEnv(num_players=4, opponents=["random"], features=["hand_strength"], seat=0)
+    base = obs.observation_size(4)
+    observation, _ = env.reset(seed=4, options={"deck": pack("2C 9H 4D 5S 2D 9S 6C 7C 2H"), "dealer": 3})
+    game = env.game
+    assert game.hands[0] == sorted(parse_cards("2C 2D 2H"))  # R1.5: dealer 3, seat 0 is eldest
+    extra = observation[base:]
+    keys = sorted(hand_key(c, game.rules.combinations) for c in combinations(range(52), 3))
+    mine = hand_key(game.hands[0], game.rules.combinations)
+    below = sum(k < mine for k in keys)
+    equal = sum(k == mine for k in keys)
+    assert extra[0] == pytest.approx((below + equal / 2) / len(keys))  # percentile among all hands
+    assert extra[1] == pytest.approx(extra[0] ** 3)
+    assert extra[2 + 5] == 1.0 and extra[2:8].sum() == 1.0  # R2.1 tricon
+    # R11: the features of seat 0 do not change when the hidden hands of others are swapped
+    builder = env.feature_builders[0]
+    game.hands[1], game.hands[2] = game.hands[2], game.hands[1]
+    assert np.array_equal(builder(obs.encode(game, 0)), extra)
+
+
+def test_unknown_features_are_refused():
+    with pytest.raises(ValueError, match="x_ray"):
+        CommerceEnv(num_players=4, features=["x_ray"])

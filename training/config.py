@@ -31,7 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "name": "run",
     "seed": 0,
     "output": "runs/run",
-    "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate"},
+    "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate", "features": []},
     "opponents": {"pool": ["random"], "weights": None},
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
@@ -98,6 +98,11 @@ def _check_values(c: dict[str, Any], source: str) -> None:
         rules.check_players(env["num_players"])
     except (TypeError, ValueError) as error:
         raise ValueError(f"{source}: env: {error}") from None
+    features = env["features"]
+    from commerce_env.single_agent import FEATURES
+
+    _require(isinstance(features, list) and all(f in FEATURES for f in features), "env.features", features,
+             f"a list of feature names from: {', '.join(FEATURES)}", source)
     seat = env["seat"]
     _require(seat in ("rotate", "random") or (_is_int(seat) and seat < env["num_players"]), "env.seat", seat,
              "rotate, random or a seat number", source)

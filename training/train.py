@@ -40,7 +40,7 @@ def env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     return dict(variant=env["variant"], num_players=env["num_players"], seat=env["seat"],
                 opponents=list(opponents["pool"]), opponent_weights=opponents["weights"],
                 snapshot_share=float(selfplay["snapshot_share"]), max_snapshots=selfplay["max_snapshots"],
-                illegal_action="raise", **env["rules"])
+                features=list(env["features"]), illegal_action="raise", **env["rules"])
 
 
 def _make_env(kwargs: dict[str, Any]):
@@ -72,7 +72,8 @@ def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[Lear
     env = config["env"]
     rules = make_rules(env["variant"], **env["rules"])
     weights, network = weights_from_policy(model.policy)
-    meta = make_meta(rules, env["num_players"], network, trained_steps=int(model.num_timesteps),
+    meta = make_meta(rules, env["num_players"], network, features=env["features"],
+                     trained_steps=int(model.num_timesteps),
                      run=config["name"], **extra)
     return LearnedAgent(weights, meta), weights, meta
 
