@@ -226,3 +226,13 @@ def test_heuristic_agents_need_the_game():
     for name in ("greedy", "expected_value", "search"):
         with pytest.raises(ValueError, match="engine state"):
             make_agent(name).act(observation)
+
+
+def test_search_with_a_time_budget_scores_every_legal_action():
+    game = new_game(make_rules("widow"), 4, rng=random.Random(6))
+    game.apply(A.KEEP_HAND)
+    agent = SearchAgent(ms=5, seed=0)
+    action = agent.act(Observation(game, game.current_player), game)
+    assert action in game.legal_actions()
+    assert set(agent.last_values) == set(game.legal_actions())
+    assert action == max(agent.last_values, key=lambda a: (agent.last_values[a], -a))  # plain search here
