@@ -217,7 +217,8 @@ def print_table(rows: list[Row], title: str) -> None:
     console.print(table)
 
 
-def run(sections: list[str], settings: Settings, json_path: Path | None, log: Callable[[str], None] = print) -> dict:
+def run(sections: list[str], settings: Settings, json_path: Path | None, command_line: str = "python -m benchmarks",
+        log: Callable[[str], None] = print) -> dict:
     """Run ``sections``, print the table, write the JSON; returns what was written."""
     rows: list[Row] = []
     started = time.time()
@@ -226,7 +227,7 @@ def run(sections: list[str], settings: Settings, json_path: Path | None, log: Ca
         rows.extend(RUNNERS[section](settings))
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python -m benchmarks", *sys.argv[1:]]),
+        "command": command_line,
         "settings": asdict(settings), "machine": machine(), "seconds": round(time.time() - started, 1),
         "rows": [asdict(r) for r in rows],
     }
@@ -262,7 +263,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 def command(args: argparse.Namespace) -> int:
     sections = [s for s in SECTIONS if s in args.only] if args.only else list(SECTIONS)
-    run(sections, settings_from(args), args.json)
+    command_line = getattr(args, "command_line", None) or " ".join(["commerce", *sys.argv[1:]])
+    run(sections, settings_from(args), args.json, command_line)
     return 0
 
 
@@ -276,7 +278,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
-    return command(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    args.command_line = " ".join(["python -m benchmarks", *(sys.argv[1:] if argv is None else argv)])
+    return command(args)
 
 
 if __name__ == "__main__":

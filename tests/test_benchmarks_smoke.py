@@ -22,7 +22,7 @@ def bench(monkeypatch):
 
 def _rows(path: Path) -> list[dict]:
     report = json.loads(path.read_text())
-    assert report["machine"]["cpus"] >= 1 and report["command"].startswith("python -m benchmarks")
+    assert report["machine"]["cpus"] >= 1 and report["command"].startswith("python -m benchmarks --")
     return report["rows"]
 
 

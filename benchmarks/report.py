@@ -1,0 +1,40 @@
+"""The benchmark JSON as a Markdown table: ``python -m benchmarks.report [latest.json]``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .__main__ import RESULTS, _number
+
+
+def markdown(report: dict) -> str:
+    """A Markdown table of a report written by ``python -m benchmarks``."""
+    lines = ["| section | measure | ours | unit | peer | peer value | ratio | ours per CPU-s | target | met |",
+             "|---|---|---:|---|---|---:|---:|---:|---|---|"]
+    for row in report["rows"]:
+        ours = _number(row["value"], row["unit"]) if row["value"] is not None else f"n/a ({row['note']})"
+        peer_value = _number(row["peer_value"], row["unit"]) if row["peer"] else ""
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+        cpu = "" if row.get("per_cpu_second") is None else _number(row["per_cpu_second"])
+        met = "" if row["met"] is None else ("yes" if row["met"] else "**no**")
+        lines.append(f"| {row['section']} | {row['name']} | {ours} | {row['unit']} | {row['peer']} | {peer_value} "
+                     f"| {ratio} | {cpu} | {row['target']} | {met} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    path = Path(argv[0]) if argv else RESULTS
+    report = json.loads(path.read_text())
+    machine = report["machine"]
+    print(f"{report['date']}, `{report['command']}`, Python {machine['python']}, {machine['cpus']} CPUs, "
+          f"load average at the end {', '.join(f'{x:.1f}' for x in machine['load_average'] or [])}; "
+          f"medians of {report['settings']['repeats']} runs of {report['settings']['seconds']:g} s.\n")
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
