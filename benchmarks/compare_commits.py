@@ -1,0 +1,106 @@
+"""Several commits of ``commerce_env`` timed side by side in one process.
+
+``python -m benchmarks.compare_commits d11284b HEAD --what env``
+
+Each commit's ``commerce_env`` is extracted with ``git archive`` (the working
+tree is not touched) into a temporary folder as a package of its own name
+(``commerce_env_<commit>``; the package uses relative imports only), and the
+versions run the same workload in turns, as :mod:`benchmarks.timing` does, so
+that "what an optimisation bought" is a ratio measured under one load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import random
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from .timing import Run, interleaved, paired_ratio, until
+from .workloads import NUM_PLAYERS, VARIANTS, agent_iter_run, pettingzoo_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def extract(commit: str, into: Path) -> str:
+    """``commerce_env`` of ``commit`` as package ``commerce_env_<sha>`` under ``into``; returns its name."""
+    sha = subprocess.run(["git", "rev-parse", "--short", commit], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    archive = subprocess.run(["git", "archive", sha, "commerce_env"], cwd=ROOT, check=True, capture_output=True)
+    target = into / sha
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        try:
+            tar.extractall(target, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12); our own archive
+            tar.extractall(target)
+    name = f"commerce_env_{sha}"
+    (target / "commerce_env").rename(target / name)
+    sys.path.insert(0, str(target))
+    return name
+
+
+def engine_run(package: str, variant: str) -> Run:
+    engine = importlib.import_module(f"{package}.engine")
+    rules = importlib.import_module(f"{package}.rules").make_rules(variant)
+    rng = random.Random(0)
+
+    def run(seconds: float) -> int:
+        done, decisions = until(seconds), 0
+        while not done():
+            game = engine.new_game(rules, NUM_PLAYERS, rng=rng)
+            while not game.over:
+                legal = game.legal_actions()
+                game.apply(legal[int(rng.random() * len(legal))])
+                decisions += 1
+        return decisions
+
+    return run
+
+
+def env_run(package: str, variant: str) -> Run:
+    aec = importlib.import_module(f"{package}.aec_env")
+    return agent_iter_run(lambda: aec.env(variant=variant, num_players=NUM_PLAYERS))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("commits", nargs="+", help="the first is the baseline")
+    parser.add_argument("--what", choices=("engine", "env"), default="env")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=0.3)
+    args = parser.parse_args(argv)
+    variants = args.variants.split(",")
+    with tempfile.TemporaryDirectory() as folder:
+        packages = [extract(c, Path(folder)) for c in args.commits]
+        runs: dict[str, Run] = {}
+        if args.what == "env":
+            runs["leduc"] = pettingzoo_run("leduc_holdem_v4")
+        make = engine_run if args.what == "engine" else env_run
+        for variant in variants:
+            for package in packages:
+                runs[f"{package} {variant}"] = make(package, variant)
+        series = interleaved(runs, args.repeats, args.seconds)
+    unit = "decisions" if args.what == "engine" else "agent-steps"
+    print(f"{args.what}: {unit} per CPU-second (x: against {args.commits[0]}"
+          + ("; L: against leduc_holdem_v4" if args.what == "env" else "") + "), medians of interleaved runs")
+    for variant in variants:
+        first = series[f"{packages[0]} {variant}"]
+        cells = []
+        for commit, package in zip(args.commits, packages, strict=True):
+            s = series[f"{package} {variant}"]
+            cell = f"{commit}: {s.cpu_median:,.0f} x{paired_ratio(s, first):.2f}"
+            if args.what == "env":
+                cell += f" L{paired_ratio(s, series['leduc']):.2f}"
+            cells.append(cell)
+        print(f"{variant:<14}" + " | ".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
