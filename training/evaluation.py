@@ -114,10 +114,10 @@ def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players:
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """A readable table of an evaluation report."""
     lines = [f"{report.get('variant')} with {report.get('num_players')} players, {report.get('deals')} duplicate deals"]
-    lines.append(f"{'opponents':<16}{'learner mean':>14}{'95% CI':>22}{'vs baseline':>14}{'95% CI':>22}")
+    lines.append(f"{'opponents':<16}{'learner mean':>14}{'95% CI':>22}{'learner - them':>16}{'95% CI':>22}")
     for name, row in report["opponents"].items():
         lo, hi = row["ci95"]
         dlo, dhi = row["diff_ci95"]
         lines.append(f"{name:<16}{row['mean_reward']:>+14.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>22}"
-                     f"{row['diff']:>+14.3f}{f'[{dlo:+.3f}, {dhi:+.3f}]':>22}")
+                     f"{row['diff']:>+16.3f}{f'[{dlo:+.3f}, {dhi:+.3f}]':>22}")
     return lines

@@ -160,6 +160,38 @@ def _callbacks(config: dict[str, Any], out: Path, state: dict[str, Any], started
     return RunCallback()
 
 
+def _progress_bar(config: dict[str, Any], state: dict[str, Any], started: float):
+    """A tqdm bar over the budget that ends the run first: steps, or minutes when a time limit is set."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm.auto import tqdm
+
+    training = config["training"]
+    limit = training["time_limit_minutes"]
+
+    class ProgressBar(BaseCallback):
+        def _on_training_start(self) -> None:
+            if limit is None:
+                self.bar = tqdm(total=training["total_timesteps"], initial=self.model.num_timesteps, unit="step")
+            else:
+                self.bar = tqdm(total=round(limit * 60), initial=round(state["elapsed_seconds"]), unit="s",
+                                bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s {postfix}")
+
+        def _on_step(self) -> bool:
+            if limit is None:
+                self.bar.update(self.model.num_timesteps - self.bar.n)
+            else:
+                elapsed = min(state["elapsed_seconds"] + time.monotonic() - started, limit * 60)
+                if elapsed - self.bar.n >= 1:
+                    self.bar.update(elapsed - self.bar.n)
+                    self.bar.set_postfix_str(f"{self.model.num_timesteps:,} steps", refresh=False)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    return ProgressBar()
+
+
 # ---------------------------------------------------------------- train
 def build_model(config: dict[str, Any], vec_env: Any, out: Path):
     import torch.nn as nn
@@ -205,10 +237,12 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
         model = build_model(config, vec_env, out)
     started = time.monotonic()
     remaining = training["total_timesteps"] - model.num_timesteps
-    callback = _callbacks(config, out, state, started)
+    callbacks = [_callbacks(config, out, state, started)]
+    if training["progress_bar"] and not quiet:
+        callbacks.append(_progress_bar(config, state, started))
     if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not resume,
-                    tb_log_name="ppo", progress_bar=training["progress_bar"] and not quiet)
+        model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
+                    tb_log_name="ppo")
     save_checkpoint(model, out, dict(state, elapsed_seconds=state["elapsed_seconds"] + time.monotonic() - started))
     vec_env.close()
     export_model(model, config, out / "model")
