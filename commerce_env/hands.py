@@ -91,7 +91,8 @@ def _build_table(index: int) -> np.ndarray:
     cards (repeated cards included, as every entry of the table is defined)
     and copied to all their orders, instead of computing 52**3 rows at once.
     """
-    triples = np.array(list(itertools.combinations_with_replacement(range(52), 3)), dtype=np.int64)
+    multisets = itertools.combinations_with_replacement(range(52), 3)
+    triples = np.fromiter(itertools.chain.from_iterable(multisets), dtype=np.int64).reshape(-1, 3)
     keys = hand_keys(triples, flush=bool(index & 2), pair=bool(index & 1))
     table = np.empty(52 ** 3, dtype=np.int64)
     for a, b, c in itertools.permutations(triples.T):
@@ -123,7 +124,10 @@ def key_list(combinations: frozenset[str]) -> list[int]:
     if table is None:
         array = key_array(combinations)
         ints = list(range(int(array.max()) + 1))
-        table = _KEY_LISTS[index] = [ints[k] for k in array.tolist()]
+        table = []
+        for start in range(0, array.size, 4096):  # in chunks: no 140,608 temporary ints at once
+            table += map(ints.__getitem__, array[start:start + 4096].tolist())
+        _KEY_LISTS[index] = table
     return table
 
 
