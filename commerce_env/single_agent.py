@@ -1,16 +1,20 @@
 """A single-agent Gymnasium view of Commerce: one learner, the other seats played by opponents.
 
 ``gymnasium.make("commerce/Commerce-v0", variant=..., num_players=..., opponents=[...])``
-gives :class:`CommerceEnv` (importing this module registers the id; ``import
-commerce_env`` registers it too, lazily, without importing this module's
-dependencies until the env is made).
+gives :class:`CommerceEnv`.  Importing this module registers the id; without
+the import, ``gymnasium.make("commerce_env.single_agent:commerce/Commerce-v0", ...)``
+imports it first (Gymnasium's ``module:id`` form).
 
 * The learner sits in one seat per episode (``seat="rotate"``: the next seat
   each episode; ``"random"``; or a fixed seat number).  Every other seat is
   played by an opponent drawn per episode from a pool: built-in agents by name
   (``agents.make_agent``), saved models (``model:<path>``, loaded safely by
   :func:`agents.learned.load_agent`), and snapshots of the learner added while
-  training (:meth:`CommerceEnv.add_snapshot`, self-play).
+  training (:meth:`CommerceEnv.add_snapshot`, self-play).  Each seat has its
+  own instance of every pool entry given by spec (agents may keep state per
+  seat); an ``Agent`` object given directly is shared by the seats, and so
+  are snapshots (stateless numpy policies).  Opponents that define
+  ``observe`` hear every action's text, as in the arena.
 * The observation is the AEC env's vector (:func:`commerce_env.observation.encode`,
   layout version ``LAYOUT_VERSION``) of the learner's seat; ``action_masks()``
   gives the legal actions for sb3-contrib's MaskablePPO.
@@ -207,8 +211,13 @@ class CommerceEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.seat_mode = seat
-        self.opponents = [make_opponent(spec, num_players, rules) for spec in opponents]
+        from agents.base import Agent  # opponents are agents; imported here, the env layer comes first
+
         self.opponent_specs = list(opponents)
+        first = [make_opponent(spec, num_players, rules) for spec in opponents]  # bad specs fail here, once
+        self.seat_pools = [first] + [[o if isinstance(spec, Agent) else make_opponent(spec, num_players, rules)
+                                      for spec, o in zip(opponents, first, strict=True)]
+                                     for _ in range(num_players - 1)]
         self.opponent_weights = None if opponent_weights is None else [float(w) for w in opponent_weights]
         self.snapshots: list[Any] = []
         self.snapshot_paths: list[str] = []
@@ -224,6 +233,7 @@ class CommerceEnv(gymnasium.Env):
         self.game: Game | None = None
         self.seat = 0
         self.seat_agents: list[Any] = []
+        self._watchers: list[Any] = []
         self._carry = 0.0
 
     @staticmethod
@@ -247,12 +257,13 @@ class CommerceEnv(gymnasium.Env):
             self.snapshot_paths.pop(0)
         return len(self.snapshots)
 
-    def _draw_opponent(self) -> Any:
+    def _draw_opponent(self, seat: int) -> Any:
         if self.snapshots and self._rng.random() < self.snapshot_share:
             return self._rng.choice(self.snapshots)
+        pool = self.seat_pools[seat]
         if self.opponent_weights is None:
-            return self._rng.choice(self.opponents)
-        return self._rng.choices(self.opponents, weights=self.opponent_weights)[0]
+            return self._rng.choice(pool)
+        return self._rng.choices(pool, weights=self.opponent_weights)[0]
 
     # ----------------------------------------------------------------- API
     def action_masks(self) -> np.ndarray:
@@ -320,7 +331,7 @@ class CommerceEnv(gymnasium.Env):
             game.over = True  # the match is abandoned; the learner is penalised
             return self._observe(), ILLEGAL_REWARD, True, False, {
                 "seat": self.seat, "illegal_action": True}
-        game.apply(action)
+        self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
         terminated = game.over
@@ -356,9 +367,12 @@ class CommerceEnv(gymnasium.Env):
         for s in range(self.num_players):
             if s == self.seat:
                 continue
-            agent = self._draw_opponent()
+            agent = self._draw_opponent(s)
             agent.reset(s, self.num_players, self.rules, self._rng.getrandbits(32))
             self.seat_agents[s] = agent
+        from agents.base import Agent
+
+        self._watchers = [a for a in self.seat_agents if a is not None and type(a).observe is not Agent.observe]
 
     def _play_opponents(self) -> float:
         """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
@@ -368,8 +382,19 @@ class CommerceEnv(gymnasium.Env):
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
             mask[game.legal_actions()] = 1
             observation = {"observation": obs.encode(game, seat), "action_mask": mask}
-            game.apply(self.seat_agents[seat].act(observation, game))
+            self._apply(seat, self.seat_agents[seat].act(observation, game))
         return float(game.take_rewards()[self.seat])
+
+    def _apply(self, seat: int, action: int) -> None:
+        """Take an action, and tell the opponents that listen (``Agent.observe``) its text."""
+        game = self._require_game()
+        if not self._watchers:
+            game.apply(action)
+            return
+        text = game.action_text(int(action), seat)
+        game.apply(action)
+        for agent in self._watchers:
+            agent.observe(seat, text)
 
     def _require_game(self) -> Game:
         if self.game is None:

@@ -207,3 +207,26 @@ def test_hand_strength_features_match_the_engine_and_read_no_hidden_card():
 def test_unknown_features_are_refused():
     with pytest.raises(ValueError, match="x_ray"):
         CommerceEnv(num_players=4, features=["x_ray"])
+
+
+def test_each_seat_has_its_own_opponent_instance_and_listeners_hear_every_action():
+    env = CommerceEnv(num_players=4, opponents=["random"], seat=0)
+    env.reset(seed=2)
+    others = [a for s, a in enumerate(env.seat_agents) if s != 0]
+    assert len({id(a) for a in others}) == 3
+
+    class Listener(Scripted):
+        def __init__(self):
+            super().__init__([A.OFFER])
+            self.heard = []
+
+        def observe(self, seat, text):
+            self.heard.append((seat, text))
+
+    listener = Listener()
+    env = CommerceEnv(num_players=3, opponents=[listener], seat=1)
+    env.reset(seed=0, options={"dealer": 2})  # R3.1: seat 0 is eldest and offers to seat 1 (R5.4)
+    assert env.game.phase == "reply" and listener.heard[0][0] == 0
+    assert listener.heard[0][1].startswith("offer ")
+    env.step(A.KNOCK)
+    assert listener.heard[-1] == (1, "knock")

@@ -19,7 +19,6 @@ pytest.importorskip("sb3_contrib")
 
 from agents.learned import load_agent  # noqa: E402
 from training.config import DEFAULTS, load_config, validate  # noqa: E402
-from training.evaluation import play_match  # noqa: E402
 from training.train import CHECKPOINT, STATE, train  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "train"
@@ -127,12 +126,14 @@ def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
     assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported")]) == 0
     agent = load_agent(tmp_path / "exported", variant="trade_barter", num_players=3)
     assert agent.meta["trained_steps"] == resumed["steps"]
+    from agents.arena import play_game
     from agents.base import RandomAgent
+    from commerce_env.engine import new_game
 
     rules = make_rules("trade_barter", preset="foster")
     for deal in range(20):  # the engine raises on an illegal action
-        returns = play_match(rules, 3, [agent, RandomAgent(), RandomAgent()], match_seed=deal, dealer=deal % 3)
-        assert sum(returns) == 0  # R4.3
+        game = new_game(rules, 3, seed=deal, dealer=deal % 3)
+        assert sum(play_game(game, [agent, RandomAgent(), RandomAgent()])) == 0  # R4.3
 
 
 def test_selfplay_adds_snapshots_to_the_opponent_pool(tmp_path):
