@@ -39,10 +39,10 @@ def _demo(args: argparse.Namespace) -> int:
     overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
     config = load_config(args.config, overrides)
     out = Path(config["output"])
-    if (out / "checkpoints" / "last.zip").exists():
+    if (out / "config.yaml").exists():  # a previous demo run: the demo always starts afresh
         import shutil
 
-        shutil.rmtree(out)  # the demo always starts afresh
+        shutil.rmtree(out)
     print(f"Training a MaskablePPO agent on {config['env']['variant']} ({config['env']['num_players']} players) "
           f"against {', '.join(config['opponents']['pool'])} for up to {args.minutes:g} minutes; "
           f"TensorBoard logs in {out / 'tb'}")

@@ -230,6 +230,7 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
         for path in state["snapshots"]:
             vec_env.env_method("add_snapshot", path)
     else:
+        (out / "eval_history.jsonl").unlink(missing_ok=True)  # left by a run killed before its first checkpoint
         state = {"num_timesteps": 0, "snapshots": [], "elapsed_seconds": 0.0,
                  "next_checkpoint": training["checkpoint_every"], "next_eval": evaluation["every_steps"],
                  "next_snapshot": config["selfplay"]["every_steps"]}
