@@ -206,6 +206,14 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
                        **config["ppo"])
 
 
+def _trim_history(path: Path, steps: int) -> None:
+    """Drop evaluations made after the checkpoint a run resumes from (they will be made again)."""
+    if path.exists():
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        kept = [line for line in lines if json.loads(line)["steps"] <= steps]
+        atomic_write_text(path, "".join(line + "\n" for line in kept))
+
+
 def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> dict[str, Any]:
     """Run (or resume) the training of ``config``; returns the final evaluation report."""
     import torch
@@ -227,6 +235,7 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
         state = json.loads((out / STATE).read_text())
         vec_env = make_vec_env(config, config["seed"] + int(state["num_timesteps"]))
         model = MaskablePPO.load(str(checkpoint), env=vec_env, device="cpu", tensorboard_log=str(out / "tb"))
+        _trim_history(out / "eval_history.jsonl", model.num_timesteps)
         for path in state["snapshots"]:
             vec_env.env_method("add_snapshot", path)
     else:
