@@ -206,3 +206,12 @@ def test_env_pool_accepts_saved_models(tmp_path):
     env.reset(seed=0)
     assert type(env.seat_agents[(env.seat + 1) % 3]).__name__ == "LearnedAgent"
     assert np.any(env.action_masks())
+
+
+def test_resume_forgets_evaluations_made_after_the_checkpoint(tmp_path):
+    from training.train import _trim_history
+
+    path = tmp_path / "eval_history.jsonl"
+    path.write_text("".join(json.dumps({"steps": s, "opponents": {}}) + "\n" for s in (100, 200, 300)))
+    _trim_history(path, 200)
+    assert [json.loads(line)["steps"] for line in path.read_text().splitlines()] == [100, 200]
