@@ -51,6 +51,22 @@ def _all_keys(variant: str, combos: frozenset[str]) -> np.ndarray:
     return table[TRIPLES[:, 0] * 2704 + TRIPLES[:, 1] * 52 + TRIPLES[:, 2]]
 
 
+@cache
+def _sorted_keys(variant: str, combos: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+    """All hands' values in ascending order, and the order (indices into TRIPLES)."""
+    keys = _all_keys(variant, combos)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
+
+
+@cache
+def _given_cards(ship: bool) -> np.ndarray:
+    """For each of the 22,100 hands, the card :func:`worst_slot` would give away."""
+    a, b, c = TRIPLES.T
+    scores = np.column_stack([_keep_scores(b, c, ship), _keep_scores(a, c, ship), _keep_scores(a, b, ship)])
+    return TRIPLES[np.arange(len(TRIPLES)), scores.argmax(axis=1)]
+
+
 def hand_value(rules: Rules, cards: Sequence[int]) -> int:
     """The hand's value in this variant: R2's key, or R7.4's in My Ship Sails."""
     if rules.variant == "my_ship_sails":
@@ -161,16 +177,17 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def __init__(self, quantile: float = 0.6, seed: int | None = None):
+    def __init__(self, quantile: float = 0.6, barter: bool = False, seed: int | None = None):
         if not 0.0 <= quantile <= 1.0:
             raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
         self.quantile = quantile
+        self.barter = barter
 
     def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
         game = _require_game(game, self)
         rules = game.rules
         threshold = quantile_key(rules.variant, rules.combinations, self.quantile)
-        return greedy_action(game, game.current_player, threshold)
+        return greedy_action(game, game.current_player, threshold, self.barter)
 
 
 # --------------------------------------------------------- expected value
@@ -188,25 +205,24 @@ class WinModel:
         self.unseen = np.array(info.unseen, dtype=np.intp)
         mask = np.zeros(52, dtype=bool)
         mask[self.unseen] = True
-        inside = mask[TRIPLES].all(axis=1)
-        self.sorted_keys = np.sort(_all_keys(self.rules.variant, self.rules.combinations)[inside])
+        self._inside = mask[TRIPLES[:, 0]] & mask[TRIPLES[:, 1]] & mask[TRIPLES[:, 2]]
+        keys, order = _sorted_keys(self.rules.variant, self.rules.combinations)
+        self.sorted_keys = keys[self._inside[order]]  # the unseen hands' values, ascending
         known = info.opponents_known(game)
         self.known_values = np.array([hand_value(self.rules, cards) for cards in known.values()])
         opponents = [s for s in game.order if s != seat and game.hands[s]]
         self.unknown_opponents = len(opponents) - len(known)
-        # The card a player gives away blind (R5.4, R7.2): his least useful one.
-        self.given_card_weights = self._given_card_weights(TRIPLES[inside])
+        self._given: np.ndarray | None = None
 
-    def _given_card_weights(self, triples: np.ndarray) -> np.ndarray:
-        ship = self.rules.variant == "my_ship_sails"
-        weights = np.zeros(52)
-        if len(triples) == 0:
-            return weights
-        a, b, c = triples.T
-        scores = np.column_stack([_keep_scores(b, c, ship), _keep_scores(a, c, ship), _keep_scores(a, b, ship)])
-        gives = triples[np.arange(len(triples)), scores.argmax(axis=1)]
-        np.add.at(weights, gives, 1.0)
-        return weights / weights.sum()
+    @property
+    def given_card_weights(self) -> np.ndarray:
+        """How likely each card is to be the one a player gives away blind (R5.4,
+        R7.2): his least useful one, over every hand of unseen cards he may hold."""
+        if self._given is None:
+            gives = _given_cards(self.rules.variant == "my_ship_sails")[self._inside]
+            weights = np.bincount(gives, minlength=52).astype(float)
+            self._given = weights / weights.sum() if weights.sum() else weights
+        return self._given
 
     def win_probability(self, values: np.ndarray | int) -> np.ndarray:
         values = np.asarray(values)

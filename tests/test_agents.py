@@ -236,3 +236,11 @@ def test_search_with_a_time_budget_scores_every_legal_action():
     assert action in game.legal_actions()
     assert set(agent.last_values) == set(game.legal_actions())
     assert action == max(agent.last_values, key=lambda a: (agent.last_values[a], -a))  # plain search here
+
+
+def test_greedy_trades_its_least_useful_card():  # R5.3, R5.4
+    # Seat 0 holds 2C, 3D, 5D, a weak point (R2.5): the two diamonds are the promising pair, the 2C goes.
+    game = _game_with("trade_barter", "2C 3H 4S 6D 3D 6H 7S 8C 5D JH QS 10C")
+    assert game.hands[0] == sorted(parse_cards("2C 3D 5D"))
+    assert game.action_text(GreedyAgent().act(Observation(game, 0), game), 0) == "ready_money 2C"
+    assert game.action_text(GreedyAgent(barter=True).act(Observation(game, 0), game), 0) == "offer 2C"
