@@ -16,7 +16,7 @@ from functools import total_ordering
 
 import numpy as np
 
-from .cards import RANK_PIPS, parse_cards
+from .cards import RANK_PIPS, Card, parse_cards
 
 CATEGORIES = ("none", "point", "pair", "flush", "sequence", "tricon")
 """Categories from worst to best; the index is the category's rank (R2)."""
@@ -174,7 +174,15 @@ class HandValue:
         return f"HandValue({self.category}, {self.key % 1000})"
 
 
+_CARD_TYPES = frozenset({int, Card})
+
+
 def _three_cards(cards: Sequence[int] | str) -> tuple[int, int, int]:
+    if type(cards) is tuple and len(cards) == 3:  # speed: the usual case, checked in one expression
+        a, b, c = cards
+        if (type(a) in _CARD_TYPES and type(b) in _CARD_TYPES and type(c) in _CARD_TYPES
+                and 0 <= a < 52 and 0 <= b < 52 and 0 <= c < 52 and a != b and a != c and b != c):
+            return cards
     if isinstance(cards, str):
         cards = parse_cards(cards)
     cards = tuple(cards)
