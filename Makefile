@@ -6,7 +6,7 @@ install:
 	$(PYTHON) -m pip install -q -e ".[train,dev]"
 
 demo: install
-	$(PYTHON) -m training.cli demo || $(PYTHON) -m training.cli random-deal
+	$(PYTHON) -m training.cli demo
 
 test: install
 	$(PYTHON) -m pytest -q -n 2
