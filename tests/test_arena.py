@@ -173,3 +173,18 @@ def test_arena_command_writes_the_report(tmp_path, capsys):
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["rules"]["deals"] == 2 and saved["variant"] == "widow"
     assert main(["arena", "--agents", "greedy,nobody", "--deals", "4", "--no-progress"]) == 2
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "widow", "old_game"])
+def test_any_agent_sits_in_any_seat_of_the_aec_env(variant):  # R4.3: rewards sum to zero
+    import commerce_env
+    from agents import make_agent
+    from agents.arena import play_env_episode
+
+    env = commerce_env.env(variant=variant, num_players=4, **({"deals": 2} if variant == "widow" else {}))
+    names = ["search", "expected_value", "greedy", "random"]
+    agents = {f"player_{i}": make_agent(name) for i, name in enumerate(names)}
+    totals = play_env_episode(env, agents, seed=5)
+    assert set(totals) == set(agents)
+    assert sum(totals.values()) == pytest.approx(0.0)
+    assert env.unwrapped.game.is_over()
