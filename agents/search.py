@@ -4,9 +4,11 @@ For each decision the agent samples worlds consistent with what its seat has
 seen (:func:`agents.knowledge.determinize`, R11), plays every legal action in
 each world on a cloned engine state, finishes the deal with fast rollouts
 (every player follows :func:`agents.heuristics.greedy_action`), and picks the
-action with the best mean result.  All actions are scored on the same worlds
-(common random numbers), so their differences are much less noisy than their
-values.  The budget is a number of worlds per decision, or milliseconds.
+action with the best mean result; with blind trades it keeps the
+expected-value agent's choice unless another action is clearly better.  All
+actions are scored on the same worlds (common random numbers), so their
+differences are much less noisy than their values.  The budget is a number of
+worlds per decision, or milliseconds.
 """
 
 from __future__ import annotations

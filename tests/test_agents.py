@@ -244,3 +244,17 @@ def test_greedy_trades_its_least_useful_card():  # R5.3, R5.4
     assert game.hands[0] == sorted(parse_cards("2C 3D 5D"))
     assert game.action_text(GreedyAgent().act(Observation(game, 0), game), 0) == "ready_money 2C"
     assert game.action_text(GreedyAgent(barter=True).act(Observation(game, 0), game), 0) == "offer 2C"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_search_leaves_the_real_game_untouched(variant):
+    rng = random.Random(8)
+    game = new_game(make_rules(variant), 4, rng=random.Random(8))
+    _play_random(game, 4, rng)
+    if game.is_over():
+        return
+    before = {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")}
+    rng_state = game.rng.getstate()
+    SearchAgent(worlds=4, seed=0).act(Observation(game, game.current_player), game)
+    assert {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")} == before
+    assert game.rng.getstate() == rng_state
