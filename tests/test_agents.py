@@ -42,6 +42,17 @@ class LegalityChecker:
         return action
 
 
+# Options that open other phases: R5.6's stand-or-continue and R5.3's bottom discard (Peel),
+# R6.3 without pass, R2.7's limited combinations.
+OPTIONS = {
+    "trade_barter": [{}, {"preset": "peel"}, {"dealer_pays": "peel_each", "stand_after_trade": True}],
+    "widow": [{}, {"allow_pass": False}],
+    "my_ship_sails": [{}],
+    "old_game": [{}, {"combinations": ["tricon", "sequence", "point"]}],
+    "pool": [{}],
+}
+
+
 def _short_match(variant):
     # R4.5: a match of a few deals keeps the property test fast in the lives variants.
     return {"deals": 3} if variant in ("widow", "my_ship_sails", "pool") else {}
@@ -49,9 +60,10 @@ def _short_match(variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @FAST
-@given(seed=st.integers(0, 2**31 - 1), players=st.integers(2, 5))
-def test_agents_choose_only_legal_actions(variant, seed, players):  # R12 action table, R4.4
-    rules = make_rules(variant, **_short_match(variant))
+@given(seed=st.integers(0, 2**31 - 1), players=st.integers(2, 5), data=st.data())
+def test_agents_choose_only_legal_actions(variant, seed, players, data):  # R12 action table, R4.4
+    options = data.draw(st.sampled_from(OPTIONS[variant]))
+    rules = make_rules(variant, **_short_match(variant), **options)
     agents = [GreedyAgent(), ExpectedValueAgent(), SearchAgent(worlds=2), RandomAgent()]
     rng = random.Random(seed)
     rng.shuffle(agents)
