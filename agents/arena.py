@@ -343,9 +343,12 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
     for i in range(k):
         for j in range(i + 1, k):
             diff = per_deal[:, i] - per_deal[:, j]
-            low, high = stats.bootstrap_ci(diff, seed=seed)
+            low, high = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
+                                                      seat_deals[:, j], seed=seed)
+            difference = stats.ratio_mean(reward[:, i], seat_deals[:, i]) - stats.ratio_mean(
+                reward[:, j], seat_deals[:, j])
             pairwise.append({
-                "a": unique[i], "b": unique[j], "mean_difference": float(diff.mean()), "ci95": [low, high],
+                "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
                 "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": stats.paired_test(diff),
             })
     return {"agents": agents, "pairwise": pairwise, "ratings": stats.openskill_ratings(rated)}

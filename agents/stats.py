@@ -53,6 +53,24 @@ def bootstrap_ci(rewards: np.ndarray, deals: np.ndarray | None = None, *, level:
     return float(low), float(high)
 
 
+def bootstrap_difference_ci(rewards_a: np.ndarray, deals_a: np.ndarray, rewards_b: np.ndarray,
+                            deals_b: np.ndarray, *, level: float = 0.95, samples: int = BOOTSTRAP_SAMPLES,
+                            seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of (mean per deal of A) - (mean per deal of B),
+    resampling groups *paired*: both agents' results of a group move together."""
+    rewards_a, deals_a = _as_arrays(rewards_a, deals_a)
+    rewards_b, deals_b = _as_arrays(rewards_b, deals_b)
+    if rewards_a.shape != rewards_b.shape:
+        raise ValueError("paired groups: A and B need results for the same groups")
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, rewards_a.size, size=(samples, rewards_a.size))
+    differences = (rewards_a[picks].sum(axis=1) / deals_a[picks].sum(axis=1)
+                   - rewards_b[picks].sum(axis=1) / deals_b[picks].sum(axis=1))
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(differences, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
 def paired_test(differences: np.ndarray) -> float:
     """Two-sided p-value that the mean of paired per-group differences is zero.
 

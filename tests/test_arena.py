@@ -188,3 +188,16 @@ def test_any_agent_sits_in_any_seat_of_the_aec_env(variant):  # R4.3: rewards su
     assert set(totals) == set(agents)
     assert sum(totals.values()) == pytest.approx(0.0)
     assert env.unwrapped.game.is_over()
+
+
+def test_paired_difference_interval():
+    rng = np.random.default_rng(2)
+    luck = rng.normal(0.0, 5.0, size=300)  # shared card luck, large
+    skill = rng.normal(0.2, 0.5, size=300)
+    a, b = luck + skill, luck
+    deals = np.ones(300)
+    low, high = stats.bootstrap_difference_ci(a, deals, b, deals)
+    assert low < skill.mean() < high  # the luck cancels: an interval around the skill
+    assert high - low < 0.2  # about 2 x 1.96 x 0.5 / sqrt(300) = 0.11, not the luck's 1.1
+    with pytest.raises(ValueError, match="same groups"):
+        stats.bootstrap_difference_ci(a, deals, b[:10], deals[:10])
