@@ -36,7 +36,7 @@ from .base import Game
 
 __all__ = ["determinize"]
 
-MAX_ATTEMPTS = 1000  # My Ship Sails: samples drawn before giving up (never reached in practice)
+MAX_ATTEMPTS = 1000  # My Ship Sails: hidden choices drawn before giving up (never reached in practice)
 
 # Step kinds of the replay.
 _READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _NOTHING = range(7)
@@ -97,15 +97,9 @@ def determinize(game: Game, seat: int, rng: random.Random | None = None) -> Game
         return clone
 
     steps = _steps(game, seat)
-    ships = game.variant == "my_ship_sails"
     for _ in range(MAX_ATTEMPTS):
         world = _search(steps, _first_world(game, seat), seat, game.rules.discard == "bottom", rng)
-        unwritten = [item for item in range(len(game.deal_pack)) if item not in world.card_of]
-        free = [card for card in game.deal_pack if card not in world.item_of]
-        rng.shuffle(free)
-        for item, card in zip(unwritten, free, strict=True):
-            world.card_of[item] = card
-        if not ships or not _any_ship(world):
+        if world is not None and _write_unseen(world, game.deal_pack, rng):
             _fill(clone, game, world)
             return clone
     raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
@@ -185,14 +179,100 @@ def _steps(game: Game, seat: int) -> list[tuple]:
     return steps
 
 
-def _choices(step: tuple, world: _World, seat: int) -> list:
+_STOCK, _DISCARDS = -1, -2  # places other than a seat's hand, for the constraints
+
+
+def _constraints(steps: list[tuple], seat: int, world: _World, bottom: bool) -> dict[int, dict[int, set[int]]]:
+    """Where each card the seat saw, gave away and will see again may be before each step.
+
+    A card that left ``seat``'s hand (given, or discarded) and later comes back
+    into it (received, or drawn) must travel from where it went to where it is
+    seen again through the hidden moves between.  Going backwards from the
+    sighting gives, before each step, the places from which it can still get
+    there; choices that leave a card where it cannot are never drawn.  Only
+    trade and barter and My Ship Sails have hidden moves.
+    """
+    left: dict[int, int] = {}  # card -> step at which it left the seat's hand
+    sightings = []  # (card, place before the step, step, step it left)
+    for j, step in enumerate(steps):
+        code = step[0]
+        if code == _READY_MONEY and step[1] == seat:
+            left[step[2]] = j
+            if step[3] in left:
+                sightings.append((step[3], _STOCK, j, left.pop(step[3])))
+        elif code == _GIVE and seat in (step[1], step[3]):
+            giver, trader = step[1], step[3]
+            gone, back, source = (step[4], step[2], giver) if trader == seat else (step[2], step[4], trader)
+            left[gone] = j
+            if back in left:
+                sightings.append((back, source, j, left.pop(back)))
+    destination = _STOCK if bottom else _DISCARDS
+    allowed: dict[int, dict[int, set[int]]] = {}
+    for card, place, sighted, gone in sightings:
+        places = {place}
+        table = allowed.setdefault(card, {})
+        table[sighted] = places
+        for j in range(sighted - 1, gone, -1):
+            step = steps[j]
+            code, actor = step[0], step[1]
+            if code == _READY_MONEY and actor != seat:
+                before = set(places)
+                if destination in places:
+                    before.add(actor)
+                if actor in places:
+                    before.add(_STOCK)
+                places = before
+            elif code == _GIVE and seat not in (actor, step[3]):
+                before = set(places)
+                if actor in places:
+                    before.add(step[3])
+                if step[3] in places:
+                    before.add(actor)
+                places = before
+            table[j] = places
+    return allowed
+
+
+def _choices(steps: list[tuple], index: int, world: _World, seat: int,
+             allowed: dict[int, dict[int, set[int]]], bottom: bool) -> list:
     """The positions a step may move in ``world`` (one ``None`` when nothing is chosen)."""
+    step = steps[index]
     code, actor = step[0], step[1]
     if code == _READY_MONEY or code == _OFFER or code == _GIVE:
         if actor == seat:  # he knows which card he names
             item = world.item_of.get(step[2])
             return [item] if item in world.hands[actor] else []
-        return list(world.hands[actor])  # a face-down choice: any card of his
+        hand = world.hands[actor]
+        if code == _OFFER:
+            reply = steps[index + 1] if index + 1 < len(steps) else None
+            moved_at, target = index + 1, (reply[1] if reply is not None else None)
+            sighted = reply is not None and reply[0] == _GIVE and reply[1] == seat
+        elif code == _GIVE:
+            moved_at, target = index, step[3]
+            sighted = target == seat
+        else:
+            moved_at, target = index, _STOCK if bottom else _DISCARDS
+            sighted = False
+        if sighted:  # the seat receives this card: it must be the one he saw
+            item = world.item_of.get(step[2])
+            if item is not None:
+                return [item] if item in hand else []
+            return [i for i in hand if i not in world.card_of]
+        free, forced = [], []
+        for item in hand:
+            card = world.card_of.get(item)
+            places = allowed[card].get(moved_at + 1) if card in allowed else None
+            if places is None:
+                free.append(item)
+                continue
+            may_move, may_stay = target in places, actor in places
+            if not may_stay:
+                forced.append(item)
+            if may_move:
+                free.append(item)
+        if forced:
+            return forced if len(forced) == 1 and forced[0] in free else []
+        return free  # a face-down choice: any card of his that can be where it is seen again
     if code == _EXCHANGE:  # face up: the card is known, only its position may be open
         item = world.item_of.get(step[2])
         if item is not None:
@@ -259,35 +339,72 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
     return True
 
 
-def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random) -> _World:
-    """Depth-first search for hidden choices consistent with everything ``seat`` saw."""
+def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random) -> _World | None:
+    """Depth-first search for hidden choices consistent with everything ``seat`` saw.
+
+    ``None`` if a budget of tries runs out (the caller starts again with new draws).
+    """
+    allowed = _constraints(steps, seat, world, bottom)
+    budget = 50 * (len(steps) + 1)
     stack: list[tuple[int, _World, list]] = [(0, world, None)]
-    while stack:
+    while stack and budget:
         index, current, options = stack[-1]
         if index == len(steps):
             return current
         if options is None:
-            options = _choices(steps[index], current, seat)
+            options = _choices(steps, index, current, seat, allowed, bottom)
             rng.shuffle(options)
             stack[-1] = (index, current, options)
         if not options:
             stack.pop()
             continue
+        budget -= 1
         item = options.pop()
         trial = current.copy()
         if _apply(steps[index], trial, item, seat, bottom):
             stack.append((index + 1, trial, None))
-    raise AssertionError("the true deal is consistent, so the search cannot fail")  # pragma: no cover
+    return None
 
 
-def _any_ship(world: _World) -> bool:
-    checks = world.ship_checks
+def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> bool:
+    """Shuffle the cards never written over the unwritten positions.
+
+    In My Ship Sails no hand of the past may have been a flush (R7.3): the
+    positions in such hands are filled first, each with the first shuffled
+    card that completes no flush.  False if that fails (or the positions
+    already written make a flush): the caller then draws again.
+    """
     card_of = world.card_of
+    unwritten = [item for item in range(len(pack)) if item not in card_of]
+    free = [card for card in pack if card not in world.item_of]
+    rng.shuffle(free)
+    hands_of: dict[int, list[tuple[int, ...]]] = {}
+    checks = world.ship_checks
     while checks is not None:
         hands, checks = checks
-        if any(is_ship([card_of[i] for i in items]) for items in hands):
+        for items in hands:
+            if all(i in card_of for i in items):
+                if is_ship([card_of[i] for i in items]):
+                    return False
+            else:
+                for item in items:
+                    hands_of.setdefault(item, []).append(items)
+    if hands_of:
+        unwritten.sort(key=lambda item: -len(hands_of.get(item, ())))
+    for k, item in enumerate(unwritten):
+        hands = hands_of.get(item)
+        if not hands:  # the rest are in no hand to check
+            for rest, card in zip(unwritten[k:], free, strict=True):
+                card_of[rest] = card
             return True
-    return False
+        for j, card in enumerate(free):
+            card_of[item] = card
+            if not any(all(i in card_of for i in hand) and is_ship([card_of[i] for i in hand]) for hand in hands):
+                del free[j]
+                break
+        else:
+            return False
+    return True
 
 
 def _fill(clone: Game, game: Game, world: _World) -> None:
