@@ -91,6 +91,30 @@ def test_a_redeal_replays_to_the_same_observations(setup, play_seed):
             observed[s].append(encode(game, s).tobytes())
 
 
+@pytest.mark.parametrize("variant, num_players, options", [
+    ("trade_barter", 7, {"discard": "bottom", "max_rounds": 20, "stand_after_trade": True}),
+    ("trade_barter", 3, {"max_rounds": 20}),
+    ("my_ship_sails", 4, {"max_rounds": 20, "deals": 1}),
+    ("my_ship_sails", 12, {"deals": 1}),
+])
+def test_long_deals_redeal_consistently(variant, num_players, options):
+    # R11 over long deals: many barters back and forth, bottom discards drawn again (R5.3).
+    rules = make_rules(variant, **options)
+    rng = random.Random(11)
+    for seed in range(3):
+        game = new_game(rules, num_players, seed=seed, dealer=0)
+        observed = [[encode(game, s).tobytes()] for s in range(num_players)]
+        while not game.is_over() and game.deals_dealt == 1:
+            if rng.random() < 0.25:
+                seat = rng.randrange(num_players)
+                other = determinize(game, seat, rng)
+                _, seen = _replay(rules, num_players, 0, other.deal_pack, other.history_texts(), seat)
+                assert seen == observed[seat]
+            game.apply(rng.choice(game.legal_actions()))
+            for s in range(num_players):
+                observed[s].append(encode(game, s).tobytes())
+
+
 def _tb_game(actions, **options):
     """4-player trade and barter, dealer 3 (eldest 0), from a fixed pack (R1.5), after ``actions``."""
     deck = make_deck(["2C 5D 9H", "3C 6D 10H", "4C 7D JH", "AS KS QS"], dealer=3)

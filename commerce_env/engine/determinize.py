@@ -11,14 +11,16 @@ history as a sequence of card *positions* (the three cards dealt to each
 player, the table, the stock).  A card is written on a position only when the
 seat sees it (its own hand, a card it draws or receives, a face-up card); a
 hidden choice of another player (which card he discards, offers or gives) is
-drawn again at random among the positions he holds, and a choice that
-contradicts something the seat saw later is undone (depth-first search; the
-true game is always one answer).  Cards never written anywhere are then
-shuffled over the unwritten positions.  So a card the seat gave away is not
-assumed to be still where it went: it may since have been discarded or passed
-on, exactly as far as the seat can tell.  In My Ship Sails a sample in which
-some hand would have been a flush before the present (R7.3: it would have been
-declared) is drawn again.
+drawn again at random among the positions he holds.  So a card the seat gave
+away is not assumed to be still where it went: it may since have been
+discarded or passed on, exactly as far as the seat can tell.  A card the seat
+gave away and later sees again must be able to travel back through the hidden
+moves between: a backward pass over those moves gives where it may be before
+each one, and a choice that strands it is never drawn (what is left is
+settled by a short depth-first search with restarts; the true game is always
+one answer).  Cards never written anywhere are then shuffled over the
+unwritten positions; in My Ship Sails so that no hand of the past was a flush
+(R7.3: it would have been declared).
 
 The samples are consistent, not exactly uniform over everything consistent
 (the choices are drawn uniformly step by step).  Future deals are shuffled
@@ -182,7 +184,7 @@ def _steps(game: Game, seat: int) -> list[tuple]:
 _STOCK, _DISCARDS = -1, -2  # places other than a seat's hand, for the constraints
 
 
-def _constraints(steps: list[tuple], seat: int, world: _World, bottom: bool) -> dict[int, dict[int, set[int]]]:
+def _constraints(steps: list[tuple], seat: int, bottom: bool) -> dict[int, dict[int, set[int]]]:
     """Where each card the seat saw, gave away and will see again may be before each step.
 
     A card that left ``seat``'s hand (given, or discarded) and later comes back
@@ -344,7 +346,7 @@ def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: ran
 
     ``None`` if a budget of tries runs out (the caller starts again with new draws).
     """
-    allowed = _constraints(steps, seat, world, bottom)
+    allowed = _constraints(steps, seat, bottom)
     budget = 50 * (len(steps) + 1)
     stack: list[tuple[int, _World, list]] = [(0, world, None)]
     while stack and budget:
