@@ -201,3 +201,12 @@ def test_paired_difference_interval():
     assert high - low < 0.2  # about 2 x 1.96 x 0.5 / sqrt(300) = 0.11, not the luck's 1.1
     with pytest.raises(ValueError, match="same groups"):
         stats.bootstrap_difference_ci(a, deals, b[:10], deals[:10])
+
+
+@pytest.mark.slow
+def test_acceptance_order_in_the_widow_game():  # issue 4: search > expected_value > greedy > random
+    result = run_arena(["search", "expected_value", "greedy", "random"], variant="widow", deals=1200, seed=7,
+                       workers=2, progress=False)
+    order = ["search", "expected_value", "greedy", "random"]
+    for better, worse in zip(order, order[1:], strict=False):  # non-overlapping 95% intervals
+        assert result["agents"][better]["ci95"][0] > result["agents"][worse]["ci95"][1], (better, worse)
