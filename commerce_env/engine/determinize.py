@@ -38,7 +38,8 @@ from .base import Game
 
 __all__ = ["determinize"]
 
-MAX_ATTEMPTS = 1000  # My Ship Sails: hidden choices drawn before giving up (never reached in practice)
+MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
+FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
 
 # Step kinds of the replay.
 _READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _NOTHING = range(7)
@@ -101,9 +102,13 @@ def determinize(game: Game, seat: int, rng: random.Random | None = None) -> Game
     steps = _steps(game, seat)
     for _ in range(MAX_ATTEMPTS):
         world = _search(steps, _first_world(game, seat), seat, game.rules.discard == "bottom", rng)
-        if world is not None and _write_unseen(world, game.deal_pack, rng):
-            _fill(clone, game, world)
-            return clone
+        for _ in range(FILL_ATTEMPTS if world is not None else 0):
+            written = _write_unseen(world, game.deal_pack, rng)
+            if written:
+                _fill(clone, game, world)
+                return clone
+            if written is None:  # the cards already written make a flush: choose again
+                break
     raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
 
 
@@ -309,12 +314,20 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
         world.hands[actor].append(offered)
         world.offer = world.offer_seat = None
         world.moved = ((item,), world.moved)
+        seen = item if trader == seat else offered if actor == seat else None
+        if seen is not None:  # each sees what he receives
+            new = seen not in world.card_of
+            if not world.write(seen, step[2] if trader == seat else step[4]):
+                return False
+            if new and world.ship_checks is not None and _past_flush(world, seen):
+                return False
         if world.ship_checks is not None:  # R7.3: neither hand may have become a flush
-            world.ship_checks = ((tuple(world.hands[trader]), tuple(world.hands[actor])), world.ship_checks)
-        if trader == seat:  # each sees what he receives
-            return world.write(item, step[2])
-        if actor == seat:
-            return world.write(offered, step[4])
+            hands = (tuple(world.hands[trader]), tuple(world.hands[actor]))
+            card_of = world.card_of
+            for items in hands:
+                if all(i in card_of for i in items) and is_ship([card_of[i] for i in items]):
+                    return False
+            world.ship_checks = (hands, world.ship_checks)
         return True
     if code == _EXCHANGE:  # R6.3, R8.2: both cards face up
         if not world.write(item, step[2]):
@@ -341,13 +354,25 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
     return True
 
 
+def _past_flush(world: _World, item: int) -> bool:
+    """Whether a card just written on ``item`` completes a flush in a hand of the past (R7.3)."""
+    card_of = world.card_of
+    checks = world.ship_checks
+    while checks is not None:
+        hands, checks = checks
+        for items in hands:
+            if item in items and all(i in card_of for i in items) and is_ship([card_of[i] for i in items]):
+                return True
+    return False
+
+
 def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random) -> _World | None:
     """Depth-first search for hidden choices consistent with everything ``seat`` saw.
 
     ``None`` if a budget of tries runs out (the caller starts again with new draws).
     """
     allowed = _constraints(steps, seat, bottom)
-    budget = 50 * (len(steps) + 1)
+    budget = 5 * (len(steps) + 1) + 100  # small: fresh random draws beat long backtracking
     stack: list[tuple[int, _World, list]] = [(0, world, None)]
     while stack and budget:
         index, current, options = stack[-1]
@@ -368,15 +393,15 @@ def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: ran
     return None
 
 
-def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> bool:
+def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> bool | None:
     """Shuffle the cards never written over the unwritten positions.
 
     In My Ship Sails no hand of the past may have been a flush (R7.3): the
     positions in such hands are filled first, each with the first shuffled
-    card that completes no flush.  False if that fails (or the positions
-    already written make a flush): the caller then draws again.
+    card that completes no flush.  False if that fails (the caller may try
+    again), ``None`` if the positions already written make a flush.
     """
-    card_of = world.card_of
+    card_of = dict(world.card_of)
     unwritten = [item for item in range(len(pack)) if item not in card_of]
     free = [card for card in pack if card not in world.item_of]
     rng.shuffle(free)
@@ -387,7 +412,7 @@ def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> b
         for items in hands:
             if all(i in card_of for i in items):
                 if is_ship([card_of[i] for i in items]):
-                    return False
+                    return None
             else:
                 for item in items:
                     hands_of.setdefault(item, []).append(items)
@@ -398,7 +423,7 @@ def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> b
         if not hands:  # the rest are in no hand to check
             for rest, card in zip(unwritten[k:], free, strict=True):
                 card_of[rest] = card
-            return True
+            break
         for j, card in enumerate(free):
             card_of[item] = card
             if not any(all(i in card_of for i in hand) and is_ship([card_of[i] for i in hand]) for hand in hands):
@@ -406,6 +431,7 @@ def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> b
                 break
         else:
             return False
+    world.card_of = card_of
     return True
 
 
