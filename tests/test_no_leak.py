@@ -57,6 +57,23 @@ def test_observation_and_mask_ignore_hidden_cards(setup, play_seed):
                     assert other.hands[seat] == point.hands[seat]
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1))
+def test_a_redeal_depends_only_on_what_the_seat_knows(setup, play_seed):
+    # R11 for search agents: two games that look alike to a seat give it the same re-deal.
+    game = setup_game(setup)
+    rng = random.Random(play_seed)
+    for point in _play_to_points(game, rng, limit=3):
+        seat = rng.randrange(point.num_players)
+        lookalike = determinize(point, seat, rng)
+        first = determinize(point, seat, random.Random(play_seed))
+        second = determinize(lookalike, seat, random.Random(play_seed))
+        for name in ("hands", "table", "stock", "discards", "history", "gave", "discarded", "deal_pack"):
+            assert getattr(first, name) == getattr(second, name), name
+        assert getattr(first, "offer", None) == getattr(second, "offer", None)
+        assert first.rng.getstate() == second.rng.getstate() and first.decks == second.decks == []
+
+
 def _replay(rules, num_players, dealer, pack, texts, seat):
     """The observations of ``seat`` along a match replayed from one pack and its action texts."""
     game = new_game(rules, num_players, decks=[pack], dealer=dealer)

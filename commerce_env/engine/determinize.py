@@ -23,7 +23,9 @@ unwritten positions; in My Ship Sails so that no hand of the past was a flush
 (R7.3: it would have been declared).
 
 The samples are consistent, not exactly uniform over everything consistent
-(the choices are drawn uniformly step by step).  Future deals are shuffled
+(the choices are drawn uniformly step by step).  They depend only on what the
+seat knows: two games that look the same to it give the same clone for the
+same ``rng`` state.  Future deals are shuffled
 from a fresh random generator, and packs given for future deals are dropped:
 the seat knows neither.
 """
@@ -94,8 +96,9 @@ def determinize(game: Game, seat: int, rng: random.Random | None = None) -> Game
     rng = rng if rng is not None else random.Random()
     clone = game.clone()
     clone.rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
-    clone.decks = list(game.decks[:game.deals_dealt])
+    clone.decks = []  # the packs given for this and later deals are hidden from every seat
     if game.shown:  # between deals (R9.4's horse): every hand is shown, only the stock is hidden
+        clone.stock.sort()  # sorted first: the sample must not depend on the hidden order
         rng.shuffle(clone.stock)
         return clone
 
@@ -403,7 +406,7 @@ def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> b
     """
     card_of = dict(world.card_of)
     unwritten = [item for item in range(len(pack)) if item not in card_of]
-    free = [card for card in pack if card not in world.item_of]
+    free = sorted(card for card in pack if card not in world.item_of)  # not in the hidden pack order
     rng.shuffle(free)
     hands_of: dict[int, list[tuple[int, ...]]] = {}
     checks = world.ship_checks
