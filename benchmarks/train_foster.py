@@ -77,14 +77,15 @@ def evaluate_phase(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def plot_curve(run: Path, out: Path) -> None:
-    """Mean arena reward (95% CI) against each baseline vs training steps."""
+def plot_curve(run: Path, out: Path, final: dict[str, Any] | None = None) -> None:
+    """Mean arena reward (95% CI) against each baseline vs training steps; ``final``: the big evaluation."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     history = [json.loads(line) for line in (run / "eval_history.jsonl").read_text().splitlines() if line]
+    periodic_deals = yaml.safe_load((run / "config.yaml").read_text())["evaluation"]["deals"]
     fig, ax = plt.subplots(figsize=(7, 4))
     names = sorted({name for h in history for name in h["opponents"]})
     for name in names:
@@ -93,12 +94,22 @@ def plot_curve(run: Path, out: Path) -> None:
         means = [r["mean_reward"] for _, r in points]
         errors = [[r["mean_reward"] - r["ci95"][0] for _, r in points], [r["ci95"][1] - r["mean_reward"]
                                                                          for _, r in points]]
-        ax.errorbar(steps, means, yerr=errors, marker="o", capsize=3, label=f"vs a table of {name}")
+        line = ax.errorbar(steps, means, yerr=errors, marker="o", capsize=3,
+                           label=f"vs a table of {name} ({periodic_deals} deals)")
+        if final and name in final["versus"]:
+            r = final["versus"][name]
+            lo, hi = r["learner_ci95"]
+            ax.errorbar([final["steps"]], [r["learner_mean_reward"]],
+                        yerr=[[r["learner_mean_reward"] - lo], [hi - r["learner_mean_reward"]]], marker="*",
+                        markersize=12, capsize=3, color=line[0].get_color(), linestyle="none",
+                        label=f"final, {final['deals']:,} deals, vs {name}")
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("training steps (learner decisions)")
     ax.set_ylabel("learner's mean reward per deal (counters)")
     ax.set_title("MaskablePPO on Foster's trade and barter, 4 players (95% CI)")
-    ax.legend()
+    low = min(ax.get_ylim()[0], -0.1)
+    ax.set_ylim(low - 0.15, ax.get_ylim()[1])  # room for the legend below the curves
+    ax.legend(fontsize=8, loc="lower right", ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
@@ -129,6 +140,7 @@ def main() -> None:
     parser.add_argument("--docs", default=str(ROOT / "docs" / "training"))
     parser.add_argument("--resume", action="store_true", help="continue a killed training run")
     parser.add_argument("--skip-training", action="store_true", help="only evaluate the run's model")
+    parser.add_argument("--plot-only", action="store_true", help="redraw the curve from the saved files")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args()
     import torch
@@ -136,10 +148,14 @@ def main() -> None:
     torch.set_num_threads(1)
     docs = Path(args.docs)
     docs.mkdir(parents=True, exist_ok=True)
+    if args.plot_only:  # redraw from the saved run and result
+        result = json.loads((docs / "foster_result.json").read_text())
+        plot_curve(Path(args.run), docs / "foster_curve.png", result)
+        return
     training = {} if args.skip_training else train_phase(args)
-    plot_curve(Path(args.run), docs / "foster_curve.png")
     result = evaluate_phase(args)
     result.update(training)
+    plot_curve(Path(args.run), docs / "foster_curve.png", result)
     (docs / "foster_result.json").write_text(json.dumps(result, indent=2) + "\n")
     (docs / "foster_result.md").write_text(markdown(result))
     print(markdown(result))

@@ -7,10 +7,13 @@ every workload (``configs/train/foster_trade_barter.yaml``'s), one
 on all alike:
 
 * ``foster/dummy``: 4-player Foster trade and barter against ``greedy``
-  (``random`` if greedy is not there), 4 envs in one process (DummyVecEnv);
+  (``random`` if greedy is not there), with the config's observation
+  features, 4 envs in one process (DummyVecEnv); each env step is one
+  learner decision plus the three opponents' moves until its next one;
 * ``foster/subproc``: the same with one process per env (SubprocVecEnv);
 * ``connect_four``: connect_four_v3 through the PettingZoo SB3 tutorial's
-  ``SB3ActionMaskWrapper`` + ``ActionMasker``, 4 envs in a DummyVecEnv.
+  ``SB3ActionMaskWrapper`` + ``ActionMasker``, 4 envs in a DummyVecEnv (the
+  learner plays both sides: one move per env step, no opponent to compute).
 
 A figure is env-steps per second of ``model.learn`` (collection and updates).
 """
@@ -35,11 +38,12 @@ def _ppo_settings() -> dict[str, Any]:
     return config
 
 
-def _foster_env(opponent: str):
+def _foster_env(opponent: str, features: list[str]):
     def build():
         from commerce_env.single_agent import CommerceEnv
 
-        return CommerceEnv(variant="trade_barter", num_players=4, preset="foster", opponents=[opponent])
+        return CommerceEnv(variant="trade_barter", num_players=4, preset="foster", opponents=[opponent],
+                           features=features)
     return build
 
 
@@ -113,9 +117,10 @@ def measure(repeats: int = 3, seconds: float = 5.0) -> dict[str, Any]:
     torch.set_num_threads(1)
     config = _ppo_settings()
     opponent = "greedy" if "greedy" in AGENTS else "random"
+    features = list(config["env"]["features"])
     models = {
-        "foster/dummy": _model([_foster_env(opponent)] * N_ENVS, "dummy", config),
-        "foster/subproc": _model([_foster_env(opponent)] * N_ENVS, "subproc", config),
+        "foster/dummy": _model([_foster_env(opponent, features)] * N_ENVS, "dummy", config),
+        "foster/subproc": _model([_foster_env(opponent, features)] * N_ENVS, "subproc", config),
         "connect_four": _model([_connect_four_env()] * N_ENVS, "dummy", config),
     }
     runs = {name: _runner(model) for name, model in models.items()}
@@ -129,7 +134,8 @@ def measure(repeats: int = 3, seconds: float = 5.0) -> dict[str, Any]:
         model.env.close()
     ratios = [a / b for a, b in zip(rates["foster/dummy"], rates["connect_four"], strict=True)]
     vec_ratios = [a / b for a, b in zip(rates["foster/dummy"], rates["foster/subproc"], strict=True)]
-    return {"opponent": opponent, "n_envs": N_ENVS, "ppo": config["ppo"], "net_arch": config["policy"]["net_arch"],
+    return {"opponent": opponent, "features": features, "n_envs": N_ENVS, "ppo": config["ppo"],
+            "net_arch": config["policy"]["net_arch"],
             "rates": rates, "median": {k: statistics.median(v) for k, v in rates.items()},
             "foster_vs_connect_four": statistics.median(ratios),
             "dummy_vs_subproc": statistics.median(vec_ratios)}
