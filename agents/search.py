@@ -1,7 +1,9 @@
 """Determinized Monte Carlo search (see docs/agents.md).
 
 For each decision the agent samples worlds consistent with what its seat has
-seen (:func:`agents.knowledge.determinize`, R11), plays every legal action in
+seen (R11: by default the engine's ``commerce_env.engine.determinize``, which
+re-deals the whole deal and its hidden choices; ``determinizer="agents"``
+takes the simpler :func:`agents.knowledge.determinize`), plays every legal action in
 each world on a cloned engine state, finishes the deal with fast rollouts
 (every player follows :func:`agents.heuristics.greedy_action`), and picks the
 action with the best mean result; with blind trades it keeps the
@@ -112,7 +114,7 @@ class SearchAgent(Agent):
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
                  barter: bool = True, prior: bool | None = None, margin: float = 1.0, seed: int | None = None,
-                 determinizer: str | Determinizer = "agents"):
+                 determinizer: str | Determinizer = "engine"):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if ms is not None and not ms > 0:
