@@ -82,7 +82,12 @@ class HandStrength:
         self.ship = rules.variant == "my_ship_sails"
         self.table = None if self.ship else key_array(rules.combinations)
         triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
-        self.sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
+        sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
+        # percentile of every possible key among all hands (ties count half): one lookup per hand
+        values = np.arange(int(sorted_keys[-1]) + 1)
+        below = np.searchsorted(sorted_keys, values, side="left")
+        above = np.searchsorted(sorted_keys, values, side="right")
+        self.percentile = ((below + above) / (2.0 * len(sorted_keys))).astype(np.float32)
         self.opponents = num_players - 1
         sections = {name: start for name, start, _ in obs.layout(num_players)}
         self.hand_at, self.table_at = sections["hand"], sections["table_slots"]
@@ -99,37 +104,30 @@ class HandStrength:
         return np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
                          [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
 
-    def percentile(self, keys: np.ndarray) -> np.ndarray:
-        below = np.searchsorted(self.sorted_keys, keys, side="left")
-        above = np.searchsorted(self.sorted_keys, keys, side="right")
-        return (below + above) / (2.0 * len(self.sorted_keys))
-
     def __call__(self, vector: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, dtype=np.float32)
         hand = np.flatnonzero(vector[self.hand_at:self.hand_at + 52])
         if len(hand) != 3:
             return out
-        key = self.keys(hand[0:1], hand[1:2], hand[2:3])
-        q = float(self.percentile(key)[0])
+        key = int(self.keys(hand[0:1], hand[1:2], hand[2:3])[0])
+        q = float(self.percentile[key])
         out[0], out[1] = q, q ** self.opponents
-        category = (5 if key[0] >= 100 else int(key[0] > 0)) if self.ship else int(key[0]) // 1000
+        category = (5 if key >= 100 else int(key > 0)) if self.ship else key // 1000
         out[2 + category] = 1.0
         slots = vector[self.table_at:self.table_at + 51].reshape(3, 17)
         table = [int(np.argmax(s[:13])) * 4 + int(np.argmax(s[13:])) for s in slots if s.any()]
-        seen = np.zeros(52, dtype=bool)
+        seen = vector[self.discarded_at:self.discarded_at + 52] > 0
         seen[hand] = True
         seen[table] = True
-        seen[vector[self.discarded_at:self.discarded_at + 52] > 0] = True
         unseen = np.flatnonzero(~seen)
-        for slot in range(3):
-            kept = np.delete(hand, slot)
-            if len(unseen):
-                out[8 + slot] = self.percentile(self.keys(kept[0], kept[1], unseen)).mean()
-        if len(table) == 3:
-            for own in range(3):
-                kept = np.delete(hand, own)
-                new = self.keys(np.full(3, kept[0]), np.full(3, kept[1]), np.asarray(table))
-                out[11 + 3 * own:14 + 3 * own] = self.percentile(new)
+        kept_a, kept_b = hand[[1, 0, 0]], hand[[2, 2, 1]]  # the two cards kept when slot 0, 1, 2 goes
+        n = len(unseen)
+        if n:
+            keys = self.keys(np.repeat(kept_a, n), np.repeat(kept_b, n), np.tile(unseen, 3))
+            out[8:11] = self.percentile[keys].reshape(3, n).mean(axis=1)
+        if len(table) == 3:  # own slot i for table slot j at 11 + 3i + j
+            keys = self.keys(np.repeat(kept_a, 3), np.repeat(kept_b, 3), np.tile(np.asarray(table), 3))
+            out[11:20] = self.percentile[keys]
         return out
 
 
