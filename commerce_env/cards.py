@@ -79,15 +79,29 @@ def parse_card(token: str) -> Card:
     return CARDS[rank * 4 + suit]
 
 
-def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
-    """Parse cards separated by spaces or commas: ``"AS 10H tc"`` (R1.3)."""
+def _as_card(token: str | int) -> Card:
+    """A card from its text, or from its index 0..51 (cards are ints)."""
+    if isinstance(token, Card):
+        return token
+    if isinstance(token, int) and not isinstance(token, bool):
+        if not 0 <= token < 52:
+            raise ValueError(f"bad card index {token!r}: expected 0..51")
+        return CARDS[token]
+    return parse_card(token)
+
+
+def parse_cards(text: str | Iterable[str | int]) -> tuple[Card, ...]:
+    """Parse cards separated by spaces or commas: ``"AS 10H tc"`` (R1.3).
+
+    A sequence of texts, :class:`Card` objects or card indices is accepted too.
+    """
     if isinstance(text, str):
         tokens = text.replace(",", " ").split()
     elif isinstance(text, Iterable):
         tokens = list(text)
     else:
         raise TypeError(f"cards must be text or a sequence of texts, got {text!r}")
-    return tuple(parse_card(t) if not isinstance(t, Card) else t for t in tokens)
+    return tuple(_as_card(t) for t in tokens)
 
 
 def format_cards(cards: Iterable[int]) -> str:

@@ -424,7 +424,7 @@ class Game:
         state["hands"] = [list(h) for h in self.hands]
         state["gave"] = [list(g) for g in self.gave]
         state["discarded"] = [list(d) for d in self.discarded]
-        rng = random.Random()
+        rng = random.Random.__new__(random.Random)  # no seeding from urandom: setstate fills it
         rng.setstate(self.rng.getstate())
         state["rng"] = rng
         self._clone_extra(state)
