@@ -220,3 +220,13 @@ def test_resume_forgets_evaluations_made_after_the_checkpoint(tmp_path):
     path.write_text("".join(json.dumps({"steps": s, "opponents": {}}) + "\n" for s in (100, 200, 300)))
     _trim_history(path, 200)
     assert [json.loads(line)["steps"] for line in path.read_text().splitlines()] == [100, 200]
+
+
+def test_commerce_train_refuses_a_bad_config_with_exit_code_2(tmp_path, capsys):
+    from training.cli import main
+
+    data = tiny(tmp_path)
+    data["ppo"]["n_stepz"] = 64
+    assert main(["train", "--config", str(write_config(tmp_path, data))]) == 2
+    assert "ppo.n_stepz" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
