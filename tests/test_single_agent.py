@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -52,7 +53,7 @@ def test_importing_the_env_loads_neither_torch_nor_sb3():
     code = ("import sys, commerce_env.single_agent as s; s.CommerceEnv().reset(seed=0); "
             "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
             "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -21,7 +21,8 @@ from agents.learned import load_agent  # noqa: E402
 from training.config import DEFAULTS, load_config, validate  # noqa: E402
 from training.train import CHECKPOINT, STATE, train  # noqa: E402
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "train"
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "configs" / "train"
 
 
 def tiny(tmp_path: Path, **sections) -> dict:
@@ -162,7 +163,7 @@ def test_sigkill_then_resume_keeps_the_step_count(tmp_path):
     path = write_config(tmp_path, data)
     out = Path(data["output"])
     command = [sys.executable, "-m", "training.cli", "train", "--config", str(path), "--no-progress"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         deadline = time.monotonic() + 120
         steps = 0
@@ -187,7 +188,7 @@ def test_sigkill_then_resume_keeps_the_step_count(tmp_path):
 
     target = killed_at + 512
     result = subprocess.run(command + ["--resume", "--steps", str(target)], capture_output=True, text=True,
-                            timeout=300)
+                            timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     final = json.loads((out / STATE).read_text())["num_timesteps"]
     assert target <= final < target + 512  # continued from the checkpoint, not from zero
