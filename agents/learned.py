@@ -224,14 +224,16 @@ def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_playe
     """A :class:`LearnedAgent` from a safe model folder (or its ``model.json``).
 
     ``variant`` / ``num_players``, when given, must match the model's.  A raw
-    SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles).
+    SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles); a
+    zip does not say its rules, so it gets ``variant``'s R12 defaults and its
+    player count (and features) from its observation size.
     """
     path = Path(path)
     if path.suffix == ".zip":
         if not trust_sb3_zip:
-            raise _fail(path, "a stable-baselines3 .zip holds pickled code that runs when loaded; export it "
-                              "with `commerce export`, or pass trust_sb3_zip=True (--trust-sb3-zip) for a file "
-                              "you made yourself")
+            raise _fail(path, "a stable-baselines3 .zip holds pickled code that runs when loaded; export your "
+                              "run with `commerce export --run <folder>` and share that folder, or call "
+                              "load_agent(path, trust_sb3_zip=True, variant=...) for a file you made yourself")
         return _agent_from_sb3_zip(path, variant, num_players, deterministic, seed)
     json_path = path / MODEL_JSON if path.is_dir() else path
     if not json_path.is_file():
