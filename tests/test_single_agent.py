@@ -231,3 +231,16 @@ def test_each_seat_has_its_own_opponent_instance_and_listeners_hear_every_action
     assert listener.heard[0][1].startswith("offer ")
     env.step(A.KNOCK)
     assert listener.heard[-1] == (1, "knock")
+
+
+def test_the_env_pickles_and_deep_copies_mid_episode():
+    import copy
+    import pickle
+
+    env = CommerceEnv(num_players=4, opponents=["greedy", "random"], features=["hand_strength"])
+    env.reset(seed=8)
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        action = int(np.flatnonzero(env.action_masks())[0])
+        assert np.array_equal(twin.action_masks(), env.action_masks())
+        mine, theirs = copy.deepcopy(env).step(action), twin.step(action)
+        assert np.array_equal(mine[0], theirs[0]) and mine[1:4] == theirs[1:4]

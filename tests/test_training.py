@@ -231,3 +231,10 @@ def test_commerce_train_refuses_a_bad_config_with_exit_code_2(tmp_path, capsys):
     assert main(["train", "--config", str(write_config(tmp_path, data))]) == 2
     assert "ppo.n_stepz" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_training_runs_on_subprocess_envs(tmp_path):
+    config = validate(tiny(tmp_path, training={"total_timesteps": 256, "vec_env": "subproc"},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    report = train(config, quiet=True)
+    assert report["steps"] >= 256 and (Path(config["output"]) / "model" / "model.json").is_file()
