@@ -60,7 +60,7 @@ def evaluate_phase(args: argparse.Namespace) -> dict[str, Any]:
     agent = load_agent(run / "model", variant=env["variant"], num_players=env["num_players"])
     result: dict[str, Any] = {"steps": state["num_timesteps"], "training_seconds": state["elapsed_seconds"],
                               "deals": args.deals, "versus": {}}
-    for name in BASELINES:
+    for name in args.baselines.split(","):
         started = time.monotonic()
         report = evaluate_agent(agent, [name], variant=env["variant"], num_players=env["num_players"],
                                 options=env["rules"], deals=args.deals, seed=args.seed, workers=args.workers)
@@ -137,6 +137,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=20_260)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--baselines", default=",".join(BASELINES), help="comma separated agents to beat")
     parser.add_argument("--docs", default=str(ROOT / "docs" / "training"))
     parser.add_argument("--resume", action="store_true", help="continue a killed training run")
     parser.add_argument("--skip-training", action="store_true", help="only evaluate the run's model")
