@@ -49,7 +49,7 @@ from commerce_env.engine.base import Game
 from commerce_env.rules import Rules, make_rules
 
 from . import stats
-from .base import Agent, make_agent
+from .base import Agent, make_agent, public_text
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
@@ -89,14 +89,14 @@ def play_game(game: Game, seats: Sequence[Agent], seeds: Sequence[int | None] | 
         raise ValueError(f"{n} seats need {n} agents, got {len(seats)}")
     for seat, agent in enumerate(seats):
         agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
-    watchers = [agent for agent in seats if type(agent).observe is not Agent.observe]
+    watchers = [(s, agent) for s, agent in enumerate(seats) if type(agent).observe is not Agent.observe]
     while not game.is_over():
         seat = game.current_player
         action = int(seats[seat].act(Observation(game, seat), game))
         text = game.action_text(action, seat) if watchers else ""
         game.apply(action)
-        for agent in watchers:
-            agent.observe(seat, text)
+        for watcher_seat, agent in watchers:
+            agent.observe(seat, public_text(text, seat, watcher_seat))
     return game.returns()
 
 

@@ -18,6 +18,18 @@ import numpy as np
 from commerce_env.engine.base import Game
 from commerce_env.rules import Rules
 
+FACE_DOWN_VERBS = ("ready_money", "offer", "give")
+
+
+def public_text(text: str, actor: int, observer: int) -> str:
+    """What ``observer`` learns of ``actor``'s action ``text`` (R11).
+
+    A discard and a bartered card are face down: others learn only the kind
+    of action (``offer``), the actor his own card.  Everything else is public.
+    """
+    verb = text.split(" ", 1)[0]
+    return text if observer == actor or verb not in FACE_DOWN_VERBS else verb
+
 
 class Agent:
     """Base class: override :meth:`act`; :meth:`reset` and :meth:`observe` are optional hooks."""
@@ -28,7 +40,8 @@ class Agent:
         """A new match begins; the agent sits in ``seat``."""
 
     def observe(self, seat: int, text: str) -> None:
-        """Another player (or this one) took the public action ``text``."""
+        """The player in ``seat`` (maybe this one) took an action; ``text`` is
+        what this agent may know of it (:func:`public_text`, R11)."""
 
     def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
         raise NotImplementedError

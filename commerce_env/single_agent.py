@@ -370,7 +370,8 @@ class CommerceEnv(gymnasium.Env):
             self.seat_agents[s] = agent
         from agents.base import Agent
 
-        self._watchers = [a for a in self.seat_agents if a is not None and type(a).observe is not Agent.observe]
+        self._watchers = [(s, a) for s, a in enumerate(self.seat_agents)
+                          if a is not None and type(a).observe is not Agent.observe]
 
     def _play_opponents(self) -> float:
         """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
@@ -389,10 +390,12 @@ class CommerceEnv(gymnasium.Env):
         if not self._watchers:
             game.apply(action)
             return
+        from agents.base import public_text
+
         text = game.action_text(int(action), seat)
         game.apply(action)
-        for agent in self._watchers:
-            agent.observe(seat, text)
+        for watcher_seat, agent in self._watchers:
+            agent.observe(seat, public_text(text, seat, watcher_seat))  # R11: face-down cards stay hidden
 
     def _require_game(self) -> Game:
         if self.game is None:

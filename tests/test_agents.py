@@ -3,13 +3,14 @@
 import random
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.arena import Observation, play_game
-from agents.base import AGENTS, RandomAgent
+from agents.base import AGENTS, Agent, RandomAgent
 from agents.heuristics import ExpectedValueAgent, GreedyAgent
 from agents.knowledge import determinize, knowledge
 from agents.search import SearchAgent
@@ -270,3 +271,35 @@ def test_search_leaves_the_real_game_untouched(variant):
     SearchAgent(worlds=4, seed=0).act(Observation(game, game.current_player), game)
     assert {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")} == before
     assert game.rng.getstate() == rng_state
+
+
+class _Listener(Agent):
+    """Records what it is told of every action; plays the first legal action."""
+
+    def __init__(self):
+        self.heard: list[tuple[int, str]] = []
+
+    def reset(self, seat, num_players, rules, seed=None):
+        self.seat = seat
+
+    def observe(self, seat, text):
+        self.heard.append((seat, text))
+
+    def act(self, observation, game=None):
+        return int(np.flatnonzero(observation["action_mask"])[-1])  # offers and gives when it can
+
+
+def test_observe_hides_face_down_cards_of_others():  # R11: discards and bartered cards are face down
+    game = new_game(make_rules("trade_barter", max_rounds=2), 3, seed=5)
+    listeners = [_Listener() for _ in range(3)]
+    play_game(game, listeners)
+    told_anything = False
+    for listener in listeners:
+        for actor, text in listener.heard:
+            verb = text.split()[0]
+            if verb in ("offer", "give", "ready_money") and actor != listener.seat:
+                assert text == verb  # no card named
+                told_anything = True
+            if actor == listener.seat and verb in ("offer", "give", "ready_money"):
+                assert len(text.split()) == 2  # his own card is his to know
+    assert told_anything
