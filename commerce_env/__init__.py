@@ -28,5 +28,19 @@ def raw_env(*args, **kwargs):
     return _raw_env(*args, **kwargs)
 
 
-__all__ = ["Card", "HandValue", "Rules", "env", "raw_env", "evaluate", "format_cards",
-           "load_rules", "make_rules", "parse_cards"]
+GYM_ENV_ID = "commerce/Commerce-v0"
+
+
+def register_gymnasium() -> None:
+    """Register the single-agent env as ``gymnasium.make("commerce/Commerce-v0", ...)`` (idempotent)."""
+    import gymnasium
+
+    if GYM_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ENV_ID, entry_point="commerce_env.single_agent:CommerceEnv",
+                           disable_env_checker=True)
+
+
+register_gymnasium()
+
+__all__ = ["GYM_ENV_ID", "Card", "HandValue", "Rules", "env", "evaluate", "format_cards", "load_rules",
+           "make_rules", "parse_cards", "raw_env", "register_gymnasium"]

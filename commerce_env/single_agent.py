@@ -1,9 +1,7 @@
 """A single-agent Gymnasium view of Commerce: one learner, the other seats played by opponents.
 
 ``gymnasium.make("commerce/Commerce-v0", variant=..., num_players=..., opponents=[...])``
-gives :class:`CommerceEnv`.  Importing this module registers the id; without
-the import, ``gymnasium.make("commerce_env.single_agent:commerce/Commerce-v0", ...)``
-imports it first (Gymnasium's ``module:id`` form).
+gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
 
 * The learner sits in one seat per episode (``seat="rotate"``: the next seat
   each episode; ``"random"``; or a fixed seat number).  Every other seat is
@@ -43,13 +41,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from . import GYM_ENV_ID, register_gymnasium
 from . import observation as obs
 from .engine import actions as A
 from .engine import new_game
 from .engine.base import Game
 from .rules import Rules, load_rules, make_rules
 
-ENV_ID = "commerce/Commerce-v0"
+ENV_ID = GYM_ENV_ID
 SEAT_MODES = ("rotate", "random")
 RESET_OPTIONS = ("deck", "decks", "dealer", "seat")
 MODEL_PREFIX = "model:"
@@ -403,11 +402,4 @@ class CommerceEnv(gymnasium.Env):
         return self.game
 
 
-def register() -> None:
-    """Register ``commerce/Commerce-v0`` with Gymnasium (idempotent)."""
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="commerce_env.single_agent:CommerceEnv",
-                           disable_env_checker=True)
-
-
-register()
+register = register_gymnasium  # importing commerce_env has registered the id already

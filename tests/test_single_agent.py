@@ -244,3 +244,14 @@ def test_the_env_pickles_and_deep_copies_mid_episode():
         assert np.array_equal(twin.action_masks(), env.action_masks())
         mine, theirs = copy.deepcopy(env).step(action), twin.step(action)
         assert np.array_equal(mine[0], theirs[0]) and mine[1:4] == theirs[1:4]
+
+
+def test_import_commerce_env_registers_the_gymnasium_id():
+    import subprocess
+    import sys
+
+    code = ("import gymnasium, commerce_env; "
+            "e = gymnasium.make('commerce/Commerce-v0', variant='old_game', num_players=3); "
+            "e.reset(seed=1); print(type(e.unwrapped).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "CommerceEnv"
