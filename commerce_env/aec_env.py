@@ -43,23 +43,10 @@ from .cards import CARDS
 from .engine import IllegalActionError, new_game
 from .engine import actions as A
 from .engine.base import Game
-from .rules import Rules, load_rules, make_rules
+from .rules import resolve_rules
 
 RESET_OPTIONS = ("deck", "decks", "dealer")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
-
-
-def _rules_from(variant: str | None, config: Any, options: dict[str, Any]) -> tuple[Rules, dict]:
-    if config is None:
-        return make_rules("trade_barter" if variant is None else variant, **options), {}
-    rules, extra = load_rules(config)
-    if variant is not None and variant != rules.variant:
-        raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")
-    if options:
-        merged = {k: v for k, v in rules.options().items() if k != "variant"}
-        merged.update(options)
-        rules = make_rules(rules.variant, **merged)
-    return rules, extra
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -72,7 +59,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                  render_mode: str | None = None, config: Any = None,
                  illegal_action: str = "raise", **options: Any):
         super().__init__()
-        self.rules, extra = _rules_from(variant, config, options)
+        self.rules, extra = resolve_rules(variant, config, options)
         if num_players is None:
             num_players = extra.get("num_players", 4)
         self.rules.check_players(num_players)

@@ -211,4 +211,20 @@ def with_options(rules: Rules, **options: Any) -> Rules:
     return make_rules(rules.variant, **current)
 
 
-__all__ = ["Rules", "make_rules", "load_rules", "with_options", "VARIANTS", "replace"]
+def resolve_rules(variant: str | None, config: Any, options: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
+    """The rules an env is built with: a YAML ``config`` (if any) under explicit
+    ``options``, else ``variant`` (default trade and barter) with ``options``.
+
+    Returns the rules and the config's other settings (``num_players`` ...).
+    """
+    if config is None:
+        return make_rules("trade_barter" if variant is None else variant, **options), {}
+    rules, extra = load_rules(config)
+    if variant is not None and variant != rules.variant:
+        raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")
+    if options:
+        rules = with_options(rules, **options)
+    return rules, extra
+
+
+__all__ = ["Rules", "make_rules", "load_rules", "resolve_rules", "with_options", "VARIANTS", "replace"]

@@ -46,7 +46,7 @@ from . import observation as obs
 from .engine import actions as A
 from .engine import new_game
 from .engine.base import Game
-from .rules import Rules, load_rules, make_rules
+from .rules import Rules, resolve_rules
 
 ENV_ID = GYM_ENV_ID
 SEAT_MODES = ("rotate", "random")
@@ -174,18 +174,8 @@ class CommerceEnv(gymnasium.Env):
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
                  config: Any = None, **options: Any):
-        if config is not None:
-            rules, extra = load_rules(config)
-            if variant is not None and variant != rules.variant:
-                raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")
-            if options:
-                merged = {k: v for k, v in rules.options().items() if k != "variant"}
-                merged.update(options)
-                rules = make_rules(rules.variant, **merged)
-            num_players = num_players if num_players is not None else extra.get("num_players", 4)
-        else:
-            rules = make_rules(variant or "trade_barter", **options)
-        num_players = 4 if num_players is None else num_players
+        rules, extra = resolve_rules(variant, config, options)
+        num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human or None")
