@@ -140,6 +140,9 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
 
     rules = dict(variant=variant)
     if "combinations" in values:
+        if values["combinations"] is None:  # not "all five": say which combinations count
+            raise ValueError("bad value None for option 'combinations'; give a list of names such as "
+                             "[tricon, sequence, point]")
         rules["combinations"] = normalize_combinations(values["combinations"])
     rules["tie_break"] = _choice("tie_break", values["tie_break"], TIE_BREAKS)
     if "discard" in values:

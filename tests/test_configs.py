@@ -47,6 +47,7 @@ def test_peel_limited_restricts_combinations():  # R10.1, R2.7
     ("variant: pool\nentry: -3\n", "-3"),
     ("variant: nonsense\n", "nonsense"),
     ("variant: widow\nnum_players: 13\n", "13"),
+    ("variant: widow\ncombinations:\n", "combinations"),
     ("- just\n- a list\n", "mapping"),
     ("variant: [unclosed\n", "YAML"),
 ])
