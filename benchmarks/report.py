@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -25,9 +26,13 @@ def markdown(report: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    path = Path(argv[0]) if argv else RESULTS
-    report = json.loads(path.read_text())
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.report", description=__doc__)
+    parser.add_argument("json", nargs="?", type=Path, default=RESULTS, help=f"a benchmark JSON (default {RESULTS})")
+    path = parser.parse_args(sys.argv[1:] if argv is None else argv).json
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        parser.error(f"cannot read {path}: {error}")
     machine = report["machine"]
     print(f"{report['date']}, `{report['command']}`, Python {machine['python']}, {machine['cpus']} CPUs, "
           f"load average at the end {', '.join(f'{x:.1f}' for x in machine['load_average'] or [])}; "
