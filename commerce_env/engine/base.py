@@ -82,20 +82,24 @@ class Game:
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
-        self._paid = [self.balance(s) for s in range(n)]  # pool: before the entry (R9.5)
+        self._paid = list(self.balances())  # pool: before the entry (R9.5)
         self._begin_match()
         self._start_deal()
 
     def _begin_match(self) -> None:
         """Hook: a variant's one-off payments at the start of a match (R9.2)."""
 
+    def balances(self) -> list[int]:
+        """What rewards count, by seat: counters, or money in pool commerce (R4.1)."""
+        return self.counters
+
     def balance(self, seat: int) -> int:
-        """What rewards count: counters, or money in pool commerce (R4.1)."""
-        return self.counters[seat]
+        """One seat's balance (see :meth:`balances`)."""
+        return self.balances()[seat]
 
     def total_value(self) -> int:
         """Counters (or money) of all players plus the pool: constant (R4.3)."""
-        return sum(self.balance(s) for s in range(self.num_players)) + self.pool
+        return sum(self.balances()) + self.pool
 
     # ------------------------------------------------------------------ deal
     def _next_pack(self) -> Sequence[int]:
@@ -367,7 +371,7 @@ class Game:
         self.to_act = None
         self._legal_cache = []
         if not self.match_losers:
-            balances = [self.balance(s) for s in range(self.num_players)]
+            balances = self.balances()
             lowest = min(balances)
             if lowest != max(balances):
                 self.match_losers = [s for s in range(self.num_players) if balances[s] == lowest]
@@ -384,11 +388,11 @@ class Game:
         """Counter rewards: each player's net change since the last payment."""
         if self.rules.reward != "counters":
             return
-        for seat in range(self.num_players):
-            now = self.balance(seat)
-            if now != self._paid[seat]:
-                self._add_reward(seat, float(now - self._paid[seat]))
-                self._paid[seat] = now
+        paid = self._paid
+        for seat, now in enumerate(self.balances()):
+            if now != paid[seat]:
+                self._add_reward(seat, float(now - paid[seat]))
+                paid[seat] = now
 
     def _add_reward(self, seat: int, amount: float) -> None:
         self.pending_rewards[seat] += amount

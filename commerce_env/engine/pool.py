@@ -22,8 +22,8 @@ class PoolCommerce(OldGame):
             self.pool += entry
         self.horse_offered = False
 
-    def balance(self, seat: int) -> int:
-        return self.money[seat]  # R9.5: rewards are net money
+    def balances(self) -> list[int]:
+        return self.money  # R9.5: rewards are net money
 
     def _legal(self) -> list[int]:
         return _HORSE if self.phase == HORSE else super()._legal()
