@@ -183,8 +183,10 @@ def _three_cards(cards: Sequence[int] | str) -> tuple[int, int, int]:
         if (type(a) in _CARD_TYPES and type(b) in _CARD_TYPES and type(c) in _CARD_TYPES
                 and 0 <= a < 52 and 0 <= b < 52 and 0 <= c < 52 and a != b and a != c and b != c):
             return cards
-    if isinstance(cards, str):
-        cards = parse_cards(cards)
+    if not isinstance(cards, Iterable):
+        raise TypeError(f"a hand is three cards (texts or Card objects), got {cards!r}")
+    if isinstance(cards, str) or any(isinstance(card, str) for card in cards):
+        cards = parse_cards(cards)  # "AS KS QS" or ["AS", "KS", "QS"] (R1.3)
     cards = tuple(cards)
     if len(cards) != 3:
         raise ValueError(f"a hand has three cards, got {len(cards)}: {cards!r}")
@@ -196,8 +198,11 @@ def _three_cards(cards: Sequence[int] | str) -> tuple[int, int, int]:
     return cards  # type: ignore[return-value]
 
 
-def evaluate(cards: Sequence[int] | str, combinations: Iterable[str] | None = None) -> HandValue:
-    """Value of a three-card hand under ``combinations`` (default: all five, R2)."""
+def evaluate(cards: Sequence[int] | Sequence[str] | str, combinations: Iterable[str] | None = None) -> HandValue:
+    """Value of a three-card hand under ``combinations`` (default: all five, R2).
+
+    ``cards`` are :class:`~commerce_env.cards.Card` objects (or their indices), or texts (R1.3).
+    """
     return HandValue(hand_key(_three_cards(cards), normalize_combinations(combinations)))
 
 

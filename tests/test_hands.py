@@ -125,3 +125,23 @@ def test_point():
     assert value("AS KH QD") == value("2C 3D 4H")
     assert value("AS KH QD").category == "none"
     assert value("2C 3C 4D") > value("AS KH QD")
+
+
+def test_evaluate_takes_texts_cards_or_indices():  # R1.3, R2
+    from commerce_env.cards import parse_cards
+    from commerce_env.hands import evaluate
+
+    expected = evaluate(parse_cards("QS KS AS"))
+    assert evaluate("qs ks as") == expected
+    assert evaluate(["QS", "KS", "AS"]) == expected
+    assert evaluate([int(c) for c in parse_cards("QS KS AS")]) == expected
+    assert expected.category == "sequence"
+
+
+@pytest.mark.parametrize("bad, named", [(["AS", "XX", "QS"], "XX"), (["AS", "KS"], "three cards"),
+                                        (["AS", "AS", "QS"], "twice"), (5, "5")])
+def test_evaluate_refuses_bad_hands_by_name(bad, named):  # R1.3
+    from commerce_env.hands import evaluate
+
+    with pytest.raises((ValueError, TypeError), match=named):
+        evaluate(bad)
