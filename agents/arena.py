@@ -35,7 +35,7 @@ import multiprocessing
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import permutations
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,6 @@ from typing import Any
 import numpy as np
 
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.engine.base import Game
 from commerce_env.rules import Rules, make_rules
@@ -56,30 +55,7 @@ MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
-class Observation(Mapping):
-    """The AEC env's observation dict, computed lazily (heuristic agents never read the vector)."""
-
-    def __init__(self, game: Game, seat: int):
-        self.game, self.seat = game, seat
-        self._vector: np.ndarray | None = None
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        if key == "observation":
-            if self._vector is None:
-                self._vector = obs.encode(self.game, self.seat)
-            return self._vector
-        if key == "action_mask":
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            if self.game.current_player == self.seat:
-                mask[self.game.legal_actions()] = 1
-            return mask
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(("observation", "action_mask"))
-
-    def __len__(self) -> int:
-        return 2
+Observation = obs.SeatObservation  # the name agents and tests use
 
 
 def play_game(game: Game, seats: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:

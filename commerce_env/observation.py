@@ -10,6 +10,8 @@ the face-up table, and the cards that passed through his own hands.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import numpy as np
 
 from .engine import actions as A
@@ -45,7 +47,6 @@ def observation_size(num_players: int) -> int:
 
 _OFFSETS = {name: start for name, start, _ in layout(2)}
 _PLAYERS = _OFFSETS["players"]
-_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 _SIZES = [observation_size(n) if n >= 2 else 0 for n in range(13)]
 
 
@@ -145,3 +146,46 @@ def encode_state(game: Game) -> np.ndarray:
         if cards:
             vector[base + offset + np.asarray(cards)] = 1.0
     return vector
+
+
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def action_mask(game: Game, seat: int) -> np.ndarray:
+    """The int8 mask of ``seat``'s legal actions: all zeros unless it is his turn.
+
+    A fresh copy of a cached array per set of legal actions: faster than building it.
+    """
+    if game.current_player != seat:
+        return np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+    legal = game.legal_actions()
+    key = tuple(legal)
+    mask = _MASKS.get(key)
+    if mask is None:
+        mask = _MASKS[key] = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+    return mask.copy()
+
+
+class SeatObservation(Mapping):
+    """The AEC env's observation dict of one seat, ``{"observation", "action_mask"}``,
+    computed on first access (heuristic agents never read the vector)."""
+
+    def __init__(self, game: Game, seat: int):
+        self.game, self.seat = game, seat
+        self._vector: np.ndarray | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "observation":
+            if self._vector is None:
+                self._vector = encode(self.game, self.seat)
+            return self._vector
+        if key == "action_mask":
+            return action_mask(self.game, self.seat)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2

@@ -255,11 +255,7 @@ class CommerceEnv(gymnasium.Env):
     # ----------------------------------------------------------------- API
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (sb3-contrib's MaskablePPO reads this)."""
-        mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
-        game = self._require_game()
-        if not game.over and game.current_player == self.seat:
-            mask[game.legal_actions()] = True
-        return mask
+        return obs.action_mask(self._require_game(), self.seat).astype(bool)
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         """A new match with the learner's seat and opponents drawn anew.
@@ -367,10 +363,7 @@ class CommerceEnv(gymnasium.Env):
         game = self._require_game()
         while not game.over and game.current_player != self.seat:
             seat = game.current_player
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            mask[game.legal_actions()] = 1
-            observation = {"observation": obs.encode(game, seat), "action_mask": mask}
-            self._apply(seat, self.seat_agents[seat].act(observation, game))
+            self._apply(seat, self.seat_agents[seat].act(obs.SeatObservation(game, seat), game))
         return float(game.take_rewards()[self.seat])
 
     def _apply(self, seat: int, action: int) -> None:

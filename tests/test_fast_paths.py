@@ -10,8 +10,6 @@ from pettingzoo.utils import wrappers
 
 import commerce_env
 from commerce_env import observation as obs
-from commerce_env.aec_env import _mask_of
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
@@ -121,11 +119,17 @@ def test_hand_tables_match_the_direct_computation():  # R2: every ordered triple
 
 
 def test_cached_masks_are_fresh_copies():
-    legal = [A.KNOCK, A.OFFER, A.OFFER + 2]
-    first = _mask_of(legal)
+    from commerce_env.engine import new_game
+    from commerce_env.observation import action_mask
+    from commerce_env.rules import make_rules
+
+    game = new_game(make_rules("trade_barter"), 3, seed=2)
+    seat, legal = game.current_player, game.legal_actions()
+    first = action_mask(game, seat)
     first[:] = 0
-    second = _mask_of(legal)
+    second = action_mask(game, seat)
     assert second.dtype == np.int8 and np.flatnonzero(second).tolist() == legal
+    assert not action_mask(game, (seat + 1) % 3).any()  # not his turn: nothing legal
 
 
 def test_env_wrapper_behaves_like_pettingzoos():
