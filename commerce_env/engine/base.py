@@ -141,12 +141,12 @@ class Game:
         self.phase = ACT
         self.to_act: int | None = self.order[0]
         self._legal_cache: list[int] | None = None
+        self.offer: tuple[int, int] | None = None  # (trader, offered card), face down (R5.4, R7.2)
         self.deal_start = len(self.history)
         self._begin_deal()
 
     def _begin_deal(self) -> None:
-        """Hook: the variant's first decision of a deal."""
-        raise NotImplementedError
+        """Hook: the variant's first decision of a deal (default: the eldest hand acts)."""
 
     @property
     def eldest(self) -> int:
@@ -286,13 +286,14 @@ class Game:
         """A hand's R2 key (My Ship Sails overrides with R7.4)."""
         return hand_key(self.hands[seat], self.combinations)
 
-    def _showdown(self) -> None:
-        """The hands are shown; the variant pays, then the deal ends."""
+    def _showdown(self, counted: bool = True) -> None:
+        """The hands are shown; the variant pays, then the deal ends (``counted``
+        toward `deals` unless settled before any decision, R4.5)."""
         self.shown = True
         values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
         self.values = values
         self._settle(values)
-        self._end_deal(counted=True)
+        self._end_deal(counted=counted)
 
     def _settle(self, values: list[int]) -> None:
         """Hook: the variant's payments at the showdown."""
@@ -309,6 +310,29 @@ class Game:
         for seat, amount in divide(self.pool, winners, self.order).items():
             self.counters[seat] += amount
         self.pool = 0
+
+    def _offer(self, seat: int, action: int) -> None:
+        """R5.4, R7.2: ``seat`` offers a card face down; his left neighbour answers."""
+        self.offer = (seat, self.hands[seat][action - A.OFFER])
+        self.phase = REPLY
+        self.to_act = self.left_of(seat)
+
+    def _give(self, neighbour: int, action: int) -> int:
+        """The neighbour's card, chosen blind: the two cards change hands, and each
+        player remembers which card he gave to whom (R11).  Returns the trader."""
+        trader, offered = self.offer
+        self.offer = None
+        given = self.hands[neighbour][action - A.GIVE]
+        mine, theirs = self.hands[trader], self.hands[neighbour]
+        mine.remove(offered)
+        theirs.remove(given)
+        mine.append(given)
+        theirs.append(offered)
+        mine.sort()
+        theirs.sort()
+        self.gave[trader].append((offered, neighbour))
+        self.gave[neighbour].append((given, trader))
+        return trader
 
     def _transfer(self, payer: int, payee: int, amount: int = 1) -> None:
         self.counters[payer] -= amount

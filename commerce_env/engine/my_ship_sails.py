@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..hands import is_ship, ship_key
 from . import actions as A
-from .base import ACT, REPLY, Game
+from .base import ACT, Game
 
 _ACT = [A.DECLINE] + [A.OFFER + i for i in range(3)]
 _REPLY = [A.GIVE + i for i in range(3)]
@@ -19,12 +19,8 @@ class MyShipSails(Game):
         return ship_key(self.hands[seat])  # R7.4
 
     def _begin_deal(self) -> None:
-        self.offer: tuple[int, int] | None = None
         if any(is_ship(self.hands[s]) for s in self.order):  # R7.3: a dealt flush
-            self.shown = True
-            self.values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
-            self._settle(self.values)
-            self._end_deal(counted=False)  # R4.5: settled before any decision
+            self._showdown(counted=False)  # R4.5: settled before any decision
 
     def _legal(self) -> list[int]:
         return _ACT if self.phase == ACT else _REPLY
@@ -33,23 +29,10 @@ class MyShipSails(Game):
         if action == A.DECLINE:
             self._next_turn(seat)
         elif action < A.GIVE:  # R7.2: offer one card to the left neighbour
-            self.offer = (seat, self.hands[seat][action - A.OFFER])
-            self.phase = REPLY
-            self.to_act = self.left_of(seat)
+            self._offer(seat, action)
         else:  # the neighbour must give one, chosen before seeing the offer
-            trader, offered = self.offer
-            self.offer = None
-            given = self.hands[seat][action - A.GIVE]
-            mine, theirs = self.hands[trader], self.hands[seat]
-            mine.remove(offered)
-            theirs.remove(given)
-            mine.append(given)
-            theirs.append(offered)
-            mine.sort()
-            theirs.sort()
-            self.gave[trader].append((offered, seat))
-            self.gave[seat].append((given, trader))
-            if is_ship(mine) or is_ship(theirs):  # R7.3: declared at once
+            trader = self._give(seat, action)
+            if is_ship(self.hands[trader]) or is_ship(self.hands[seat]):  # R7.3: declared at once
                 self._showdown()
             else:
                 self._next_turn(trader)

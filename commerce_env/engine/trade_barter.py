@@ -19,9 +19,6 @@ class TradeBarter(Game):
 
     variant = "trade_barter"
 
-    def _begin_deal(self) -> None:
-        self.offer: tuple[int, int] | None = None  # (trader, offered card), face down
-
     def _legal(self) -> list[int]:
         if self.phase == ACT:
             return _ACT_WITH_STOCK if self.stock else _ACT_NO_STOCK  # R5.3: no empty stock
@@ -51,26 +48,9 @@ class TradeBarter(Game):
                 self._transfer(seat, self.dealer)
             self._after_trade(seat)
         elif action < A.GIVE:  # R5.4 barter: offer face down to the left
-            self.offer = (seat, self.hands[seat][action - A.OFFER])
-            self.phase = REPLY
-            self.to_act = self.left_of(seat)
+            self._offer(seat, action)
         elif action < A.EXCHANGE:  # the neighbour gives a card, chosen blind
-            trader, offered = self.offer
-            self.offer = None
-            given = self.hands[seat][action - A.GIVE]
-            self._swap(trader, offered, seat, given)
-            self._after_trade(trader)
-
-    def _swap(self, trader: int, offered: int, neighbour: int, given: int) -> None:
-        mine, theirs = self.hands[trader], self.hands[neighbour]
-        mine.remove(offered)
-        theirs.remove(given)
-        mine.append(given)
-        theirs.append(offered)
-        mine.sort()
-        theirs.sort()
-        self.gave[trader].append((offered, neighbour))
-        self.gave[neighbour].append((given, trader))
+            self._after_trade(self._give(seat, action))
 
     def _after_trade(self, trader: int) -> None:
         if self.rules.stand_after_trade:
