@@ -21,8 +21,9 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
   decisions, including what the opponents' moves and the settlement pay it;
   never another seat's reward.
 * An illegal action (the checkers sample unmasked actions) ends the episode
-  with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention), or
-  raises with ``illegal_action="raise"``.  A masked policy never takes one.
+  with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention; the
+  mask is then empty and the observation shows the match over), or raises
+  with ``illegal_action="raise"``.  A masked policy never takes one.
 * An episode is one match (R4.5).  A match that ends before the learner has a
   decision (e.g. the players before him knock at once, or dealt flushes settle
   it, R7.3) gives no decision to learn from: reset deals a new match in that
