@@ -11,8 +11,9 @@ EXTRAS = train,dev,bench
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
+# --force: a second `make demo` replaces the files the previous demo wrote (and nothing else).
 demo: install
-	$(PYTHON) -m training.cli demo
+	$(PYTHON) -m training.cli demo --force
 
 test: install
 	$(PYTHON) -m pytest -q -n 2
