@@ -2,8 +2,9 @@
 
 The data goes to a temporary file made by :func:`tempfile.mkstemp` in the
 target's folder (a name no other process can be using, on the same file
-system), is flushed to disk and is renamed over the target with
-:func:`os.replace`.  A kill at any moment leaves the old
+system), is flushed to disk, gets the mode any other new file would get
+(``0o666`` less the umask, not mkstemp's private ``0o600``: models and reports
+are meant to be shared) and is renamed over the target with :func:`os.replace`.  A kill at any moment leaves the old
 file or the new one, and at worst a stray ``.<name>.*.tmp`` beside it.
 
 Here in ``commerce_env`` (which imports nothing of ``agents`` or ``training``)
@@ -47,6 +48,7 @@ def atomic_write(path: str | os.PathLike, data: bytes | str | Writer) -> Path:
                 data(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, default_file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)  # our own temporary file, never the target

@@ -122,3 +122,21 @@ def test_save_model_refuses_a_folder_with_other_files(tmp_path):
     with pytest.raises(ValueError, match="not a commerce-rl-policy model"):
         save_model(tmp_path, {}, {})
     assert (tmp_path / "model.json").read_text() == '{"what": "my own json"}'
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_get_the_umasks_usual_mode_not_mkstemps_private_one(tmp_path, umask):
+    import os
+
+    import numpy as np
+
+    from agents.learned import save_model
+
+    old = os.umask(umask)
+    try:
+        folder = save_model(tmp_path / "model", {"w": np.zeros(2)}, {"format": "x"}, use_safetensors=False)
+        atomic_write(tmp_path / "report.txt", "text")
+    finally:
+        os.umask(old)
+    for path in [*folder.iterdir(), tmp_path / "report.txt"]:
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
