@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import make_deck
 
 import commerce_env
 from agents.arena import play_game
@@ -12,7 +13,6 @@ from agents.base import RandomAgent
 from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
 from commerce_env.single_agent import CommerceEnv
-from tests.helpers import make_deck
 
 # Two players: seat 1 is dealt a flush in every deal, seat 0 none.  Dealers alternate
 # (R3.2), so the flush sits in the eldest's or the dealer's cards by turns.
