@@ -52,6 +52,7 @@ from .base import Agent, make_agent, public_text
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
+BACKENDS = ("local", "ray")
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
@@ -196,11 +197,14 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int = 1000, seed: int = 0, workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True) -> dict:
+              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
+              backend: str = "local", address: str | None = None) -> dict:
     """Play ``deals`` games between the ``lineup`` and summarise them (see the module docstring).
 
     ``duplicate=False`` gives every game its own packs (plain random deals, for
-    comparison).  Returns a JSON-able dict; with ``out_dir`` also writes
+    comparison).  ``backend="ray"`` plays the groups as Ray tasks
+    (:mod:`agents.arena_ray`, on the cluster at ``address`` or a local one),
+    with the same result as ``workers=1``.  Returns a JSON-able dict; with ``out_dir`` also writes
     ``result.json``, ``report.md`` and ``mean_reward.png`` there.
     """
     rules = make_rules(variant, **(options or {}))
@@ -209,6 +213,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"deals must be a whole number >= 1, got {deals!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     names = _names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
@@ -219,7 +225,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
 
     started = time.perf_counter()
     results: dict[int, list] = {}
-    for group, games in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
+    for group, games in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress,
+                                    backend, address):
         results[group] = games
     elapsed = time.perf_counter() - started
 
@@ -239,10 +246,17 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     return result
 
 
-def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
+def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
+                address=None):
     bar = _Progress(groups, progress)
     try:
-        if workers == 1:
+        if backend == "ray":
+            from .arena_ray import play_groups
+
+            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address):
+                yield item
+                bar.advance()
+        elif workers == 1:
             _init_worker(lineup, rules, num_players, seed, duplicate)
             for group in range(groups):
                 yield _play_group(group)
