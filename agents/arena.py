@@ -53,6 +53,7 @@ from .base import Agent, make_agent, public_text
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
+BACKENDS = ("local", "ray")
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
@@ -207,15 +208,17 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
               duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
-              games: int | None = None) -> dict:
+              games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
     A *game* is one episode: a deal, or a whole match when the rules play
     matches; ``games`` is rounded up to whole *duplicate groups*.  ``deals`` is
     the older name of ``games`` (default 1000).  ``duplicate=False`` gives every
-    game its own packs (plain random deals, for comparison).  Every argument is
-    checked before anything is played.  Returns a JSON-able dict; with
-    ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    game its own packs (plain random deals, for comparison).  ``backend="ray"``
+    plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
+    ``address`` or a local one), with the same result as ``workers=1``.  Every
+    argument is checked before anything is played.  Returns a JSON-able dict;
+    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
     """
     if deals is not None and games is not None:
         raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
@@ -230,6 +233,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     if not isinstance(duplicate, bool):
         raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     names = _names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
@@ -244,8 +249,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
 
     started = time.perf_counter()
     results: dict[int, list] = {}
-    for group, games in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
-        results[group] = games
+    for group, played in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress,
+                                    backend, address):
+        results[group] = played
     elapsed = time.perf_counter() - started
 
     records = [results[g] for g in range(groups)]
@@ -276,10 +282,17 @@ def sample_warnings(groups: int) -> list[str]:
             "and p-values below are not meaningful; play more games"]
 
 
-def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
+def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
+                address=None):
     bar = _Progress(groups, progress)
     try:
-        if workers == 1:
+        if backend == "ray":
+            from .arena_ray import play_groups
+
+            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address):
+                yield item
+                bar.advance()
+        elif workers == 1:
             _init_worker(lineup, rules, num_players, seed, duplicate)
             for group in range(groups):
                 yield _play_group(group)
