@@ -32,6 +32,8 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env": (),
     "agents": (),
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
+    "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
+    "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
