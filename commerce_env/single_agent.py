@@ -167,7 +167,7 @@ def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None
 class CommerceEnv(gymnasium.Env):
     """One learner against a pool of opponents; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
                  opponents: Sequence[Any] = ("random",), opponent_weights: Sequence[float] | None = None,
@@ -178,7 +178,7 @@ class CommerceEnv(gymnasium.Env):
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human or None")
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human, rgb_array or None")
         self._check_seat(seat, num_players)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
@@ -325,13 +325,17 @@ class CommerceEnv(gymnasium.Env):
             self.render()
         return self._observe(), float(reward), terminated, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         from .aec_env import render_text
 
         names = [("learner" if s == self.seat else f"player_{s}") for s in range(self.num_players)]
+        if self.render_mode == "rgb_array":  # the table as the learner sees it (R11)
+            from .frames import render_frame
+
+            return render_frame(self._require_game(), self.seat, names)
         text = render_text(self._require_game(), names)
         if self.render_mode == "ansi":
             return text
