@@ -242,3 +242,29 @@ def _suit(draw: Any, name: str, cx: float, cy: float, r: float, color: Any) -> N
     draw.ellipse([cx - 2 * k - k * 0.3, cy - r * 0.3, cx - k * 0.3, cy - r * 0.3 + 2 * k], fill=color)
     draw.ellipse([cx + k * 0.3, cy - r * 0.3, cx + 2 * k + k * 0.3, cy - r * 0.3 + 2 * k], fill=color)
     draw.polygon([(cx, cy - r * 0.1), (cx + r * 0.35, cy + r), (cx - r * 0.35, cy + r)], fill=color)
+
+
+def save_animation(scenes: list[Scene], path: str, seconds: float = 1.2, showdown_seconds: float = 3.0) -> None:
+    """Write scenes as an animated GIF (Pillow), or an MP4 when ``path`` ends in ``.mp4``
+    (needs ``imageio`` with ``imageio-ffmpeg``).  An existing file is never overwritten."""
+    import os
+
+    if not scenes:
+        raise ValueError("no scenes to write")
+    if os.path.exists(path):
+        raise FileExistsError(f"{path} exists; give a new file name")
+    if str(path).lower().endswith(".mp4"):
+        try:
+            import imageio.v2 as imageio
+        except ImportError:
+            raise ValueError("writing MP4 needs imageio and imageio-ffmpeg (pip install imageio imageio-ffmpeg); "
+                             "or write a .gif") from None
+        with imageio.get_writer(path, fps=1.0 / seconds, macro_block_size=16) as writer:
+            for scene in scenes:
+                frame = draw_scene(scene)
+                for _ in range(max(1, round(showdown_seconds / seconds)) if scene.showdown else 1):
+                    writer.append_data(frame)
+        return
+    images = [scene_image(scene).quantize(colors=64, dither=0) for scene in scenes]
+    durations = [round(1000 * (showdown_seconds if s.showdown else seconds)) for s in scenes]
+    images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)

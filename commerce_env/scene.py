@@ -107,13 +107,18 @@ def showdown_is_current(game: Game) -> bool:
     return shown is not None and shown.actions == len(game.history)
 
 
-def build_scene(game: Game, viewer: int | None = None, names: list[str] | None = None) -> Scene:
-    """The scene of ``game`` from ``viewer``'s point of view (``None``: everything)."""
+def build_scene(game: Game, viewer: int | None = None, names: list[str] | None = None,
+                showdown: bool = True) -> Scene:
+    """The scene of ``game`` from ``viewer``'s point of view (``None``: everything).
+
+    Just after a showdown the seats show the hands of the deal that ended
+    (and that deal's table and dealer); ``showdown=False`` shows the next deal instead.
+    """
     n = game.num_players
     if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < n):
         raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
     names = names or [f"player_{s}" for s in range(n)]
-    shown = game.last_showdown if showdown_is_current(game) else None
+    shown = game.last_showdown if showdown and showdown_is_current(game) else None
     money = plays_for_money(game)
     stood, passed = getattr(game, "stood", ()), getattr(game, "passed", ())
     seats = []

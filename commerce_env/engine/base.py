@@ -79,7 +79,10 @@ class Game:
         self.deals_dealt = 0
         self.dealer = dealer
         self.history: list[tuple[int, str, tuple[int, ...]]] = []
-        self.last_showdown: Showdown | None = None  # the latest deal's shown hands (R11: public)
+        self.first_dealer = dealer
+        # Every deal's pack and every showdown of the match, for replays (immutable: clones share them).
+        self.packs_dealt: tuple[tuple[int, ...], ...] = ()
+        self.showdowns: tuple[Showdown, ...] = ()
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
@@ -118,6 +121,7 @@ class Game:
         self.position = {s: i for i, s in enumerate(self.order)}
         pack = self._next_pack()
         self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
+        self.packs_dealt += (self.deal_pack,)
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -296,12 +300,17 @@ class Game:
         self.values = values
         counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
-        self.last_showdown = Showdown(
+        self.showdowns += (Showdown(
             self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
             tuple(values),
             tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
-            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history))
+            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history)),)
         self._end_deal(counted=counted)
+
+    @property
+    def last_showdown(self) -> Showdown | None:
+        """The latest showdown of the match (R11: all hands are shown there), or None."""
+        return self.showdowns[-1] if self.showdowns else None
 
     def category(self, value: int) -> str:
         """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
