@@ -237,6 +237,12 @@ def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: 
         if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
             raise ValueError(f"{check.source}: unknown agent {name!r} in {where}; built-in agents are "
                              f"{', '.join(sorted(AGENTS))}, or give model:<path>")
+        if isinstance(entry, dict) and "trust_sb3_zip" in entry:
+            raise ValueError(f"{check.source}: {where}.trust_sb3_zip: a config cannot make the project unpickle "
+                             "(a stable-baselines3 .zip runs the code inside it when loaded); export the model "
+                             "with `commerce export --run <folder> --out <model folder>` and give "
+                             "model:<model folder>, or load a zip you made yourself in Python with "
+                             "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...)")
         try:
             make_opponent(entry, num_players, rules)
         except Exception as error:  # an agent's own check of its arguments, whatever its type
