@@ -34,6 +34,8 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
+    "commerce_env/openspiel.py": ("openspiel",),  # the pyspiel games
+    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
