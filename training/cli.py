@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "agents.cli": ("play", "arena"),
     "training.commands": ("train", "demo", "export"),
     "benchmarks.__main__": ("bench",),
+    "commerce_web.commands": ("replay", "serve"),
 }
 
 
