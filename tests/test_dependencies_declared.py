@@ -34,7 +34,10 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
-    "commerce_env/openspiel.py": ("openspiel",),  # the pyspiel games
+    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
+    "commerce_env/vector": ("vector",),  # the batched engine (numba)
+    "commerce_env/vector/vec_env.py": ("vector", "train"),  # its SB3 VecEnv
+    "agents/batched.py": ("vector",),  # batched opponents over the batched engine
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
@@ -42,6 +45,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
+    "benchmarks/vector_speed.py": ("bench", "train", "vector"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
@@ -99,7 +103,8 @@ def shipped_packages(pyproject: dict) -> list[str]:
 def first_party(root: Path) -> set[str]:
     """Names our own code imports: the packages at the root, and tests/ modules (benchmarks.soak uses them)."""
     names = {p.parent.name for p in root.glob("*/__init__.py")}
-    return names | {p.stem for p in (root / "tests").glob("*.py")} | {p.stem for p in root.glob("*.py")}
+    tests = {"tests"} | {p.stem for p in (root / "tests").glob("*.py")}  # tests import `tests.helpers` too
+    return names | tests | {p.stem for p in root.glob("*.py")}
 
 
 def imports_of(path: Path) -> set[str]:
