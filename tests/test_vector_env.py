@@ -119,8 +119,14 @@ def test_resolver_knows_batchable_agents_and_names_the_others():
             batched_agent(name)
     with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         batched_agent("nobody")
-    with pytest.raises(ValueError, match="resolver"):
-        make_vec_env("trade_barter", 4, 2, opponents=["greedy"])
+    from commerce_env.vector.vec_env import BatchVecEnv
+
+    with pytest.raises(ValueError, match="resolver"):  # the class itself knows no agent names
+        BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
+    env = make_vec_env("trade_barter", 4, 2, opponents=["greedy", {"agent": "greedy", "quantile": 0.8}])
+    assert [type(o).__name__ for o in env.pool] == ["BatchedGreedy", "BatchedGreedy"]
+    with pytest.raises(ValueError, match="expected_value.*vec_env: dummy"):
+        make_vec_env("trade_barter", 4, 2, opponents=["expected_value"])
 
 
 def _play(env, steps, rng):
