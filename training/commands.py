@@ -12,7 +12,6 @@ CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
 
 def _train(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .train import train
 
     overrides: dict = {}
     if args.output:
@@ -25,6 +24,10 @@ def _train(args: argparse.Namespace) -> int:
         overrides.setdefault("training", {})["progress_bar"] = False
     try:
         config = load_config(args.config, overrides)
+        if config["backend"] == "rllib":
+            from .rllib_train import train
+        else:
+            from .train import train
         train(config, resume=args.resume)
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
@@ -76,7 +79,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train MaskablePPO from a YAML config (configs/train/)")
+    p = subparsers.add_parser("train", help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
+                              "self-play with backend: rllib")
     p.add_argument("--config", required=True, help="training config YAML")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--output", help="run folder (overrides the config's output)")
