@@ -283,3 +283,17 @@ def test_the_bar_ends_full_when_the_step_budget_ends_the_run_and_the_final_evalu
     assert bars and "100%" in bars[-1] and "ends on steps" in bars[-1], bars[-3:]
     assert "evaluation 1/2: 6 deals against a table of random" in captured.out
     assert "evaluation 2/2: 6 deals against a table of greedy" in captured.out
+
+
+def test_a_training_checkpoint_zip_records_its_rules_for_load_agent(tmp_path):
+    from agents.learned import zip_rules
+
+    config = validate(tiny(tmp_path, env={"variant": "widow", "num_players": 3, "rules": {"match_end": "freeze_out"}},
+                           training={"total_timesteps": 256}, evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    checkpoint = Path(config["output"]) / CHECKPOINT
+    assert zip_rules(checkpoint)["variant"] == "widow"  # read as JSON, before anything is unpickled
+    agent = load_agent(checkpoint, trust_sb3_zip=True)
+    assert agent.variant == "widow" and agent.meta["rules"]["match_end"] == "freeze_out"
+    with pytest.raises(ValueError, match="trained for variant 'widow'"):
+        load_agent(checkpoint, trust_sb3_zip=True, variant="pool")

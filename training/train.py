@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
+from agents.learned import ZIP_RULES_KEY, LearnedAgent, make_meta, save_model, weights_from_policy
 from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
@@ -264,6 +264,9 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
                  "next_snapshot": config["selfplay"]["every_steps"]}
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
+    env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
+    setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
+                                   "rules": make_rules(env["variant"], **env["rules"]).options()})
     started = time.monotonic()
     remaining = training["total_timesteps"] - model.num_timesteps
     callbacks = [_callbacks(config, run, state, started)]
