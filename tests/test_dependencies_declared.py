@@ -32,6 +32,12 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env": (),
     "agents": (),
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
+    "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
+    "commerce_web": ("web",),  # the web app (`commerce serve`)
+    "commerce_env/openspiel.py": ("openspiel",),  # the pyspiel games
+    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
+    "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
+    "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
@@ -44,7 +50,7 @@ IMPORT_TO_DISTRIBUTION = {
     "yaml": "PyYAML", "PIL": "pillow", "pyspiel": "open-spiel", "sb3_contrib": "sb3-contrib",
     "stable_baselines3": "stable-baselines3", "pygame": "pygame-ce", "sklearn": "scikit-learn",
     "tqdm": "tqdm", "torch": "torch", "safetensors": "safetensors", "rlcard": "rlcard", "numba": "numba",
-    "ray": "ray", "flask": "flask", "selenium": "selenium", "tensorboard": "tensorboard",
+    "ray": "ray", "imageio": "imageio", "flask": "flask", "selenium": "selenium", "tensorboard": "tensorboard",
 }
 
 

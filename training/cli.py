@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "agents.cli": ("play", "arena"),
     "training.commands": ("train", "demo", "export"),
     "benchmarks.__main__": ("bench",),
+    "commerce_web.commands": ("replay", "serve"),
 }
 COMMAND_HELP = {
     "play": "play in the terminal against agents",
