@@ -34,7 +34,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
-    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games
+    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
@@ -101,7 +101,7 @@ def shipped_packages(pyproject: dict) -> list[str]:
 
 def first_party(root: Path) -> set[str]:
     """Names our own code imports: the packages at the root, and tests/ modules (benchmarks.soak uses them)."""
-    names = {p.parent.name for p in root.glob("*/__init__.py")}
+    names = {p.parent.name for p in root.glob("*/__init__.py")} | {"tests"}
     return names | {p.stem for p in (root / "tests").glob("*.py")} | {p.stem for p in root.glob("*.py")}
 
 
