@@ -41,10 +41,10 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "training": ("train",),
     # RLlib training (backend: rllib)
     **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
-    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
+    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
