@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import random
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ import numpy as np
 
 from commerce_env import observation as obs
 from commerce_env.engine import actions as A
+from commerce_env.files import atomic_write
 from commerce_env.rules import VARIANTS, Rules, make_rules
 
 from .base import Agent
@@ -289,24 +289,35 @@ def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features:
             "num_actions": A.NUM_ACTIONS, "network": network, **extra}
 
 
-def _atomic_write(path: Path, write) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+def _check_model_folder(folder: Path) -> None:
+    """Refuse a folder holding anything but a model of ours: saving never overwrites a user's files."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"cannot save a model to {folder}: it is a file; choose a folder")
+    if not folder.is_dir():
+        return
+    others = sorted(p.name for p in folder.iterdir() if p.name not in (MODEL_JSON, *WEIGHT_FILES))
+    if others:
+        raise ValueError(f"cannot save a model to {folder}: it holds other files ({', '.join(others[:3])}); "
+                         "choose an empty folder (a model folder holds only model.json and its weights)")
+    json_path = folder / MODEL_JSON
+    if json_path.exists():
+        try:
+            ours = json.loads(json_path.read_text()).get("format") == FORMAT
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            ours = False
+        if not ours:
+            raise ValueError(f"cannot save a model to {folder}: its {MODEL_JSON} is not a {FORMAT} model; "
+                             "choose another folder")
 
 
 def save_model(folder: str | os.PathLike, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
                use_safetensors: bool | None = None) -> Path:
-    """Write a safe model folder (weights, then ``model.json`` naming their checksum); returns the folder."""
+    """Write a safe model folder (weights, then ``model.json`` naming their checksum); returns the folder.
+
+    The folder must be new, empty or hold a previous model (which is replaced).
+    """
     folder = Path(folder)
+    _check_model_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if use_safetensors is None:
         try:
@@ -317,20 +328,17 @@ def save_model(folder: str | os.PathLike, weights: Mapping[str, np.ndarray], met
             use_safetensors = False
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
     if use_safetensors:
-        from safetensors.numpy import save_file
+        from safetensors.numpy import save
 
-        weights_path = folder / "weights.safetensors"
-        _atomic_write(weights_path, lambda tmp: save_file(arrays, tmp))
+        weights_path = atomic_write(folder / "weights.safetensors", save(arrays))
     else:
         import torch
 
-        weights_path = folder / "weights.pt"
         tensors = {k: torch.from_numpy(v) for k, v in arrays.items()}
-        _atomic_write(weights_path, lambda tmp: torch.save(tensors, tmp))
+        weights_path = atomic_write(folder / "weights.pt", lambda handle: torch.save(tensors, handle))
     record = dict(meta, weights_file=weights_path.name, weights_sha256=_sha256(weights_path))
-    json_path = folder / MODEL_JSON
-    _atomic_write(json_path, lambda tmp: Path(tmp).write_text(json.dumps(record, indent=2) + "\n"))
-    for other in WEIGHT_FILES:  # a stale weights file of the other kind would confuse readers
+    atomic_write(folder / MODEL_JSON, json.dumps(record, indent=2) + "\n")
+    for other in WEIGHT_FILES:  # a stale weights file of the other kind (ours: the folder held a model)
         if other != weights_path.name and (folder / other).exists():
             (folder / other).unlink()
     return folder

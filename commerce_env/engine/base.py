@@ -12,7 +12,6 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 
@@ -20,6 +19,7 @@ from ..cards import CARDS, format_cards, make_pack, parse_pack
 from ..hands import hand_key
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
+from .actions import IllegalActionError
 from .settlement import best_hands, divide, worst_hand
 from .shuffle import shuffled
 
@@ -34,10 +34,6 @@ OVER = "over"
 PHASES = (ACT, REPLY, STAND_CHOICE, WIDOW_CHOICE, LAST_EXCHANGE, HORSE, OVER)
 
 STARTING_LIVES = 3  # R6.1, R7.1, R9.2
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is unchanged."""
 
 
 class Game:
@@ -90,8 +86,10 @@ class Game:
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
         self._paid = list(self.balances())  # pool: before the entry (R9.5)
+        self._dealing = False  # see _deal
+        self._redeal = False
         self._begin_match()
-        self._start_deal()
+        self._deal()
 
     def _begin_match(self) -> None:
         """Hook: a variant's one-off payments at the start of a match (R9.2)."""
@@ -227,13 +225,7 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        if type(action) is not int:  # speed: a plain int, the usual case, needs no conversion
-            if isinstance(action, bool):
-                self._refuse(action, legal)
-            try:
-                action = operator.index(action)
-            except TypeError:
-                raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
+        action = A.check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
         seat = self.to_act
@@ -415,7 +407,33 @@ class Game:
             if not self.out[seat]:
                 break
         self.dealer = seat
-        self._start_deal()
+        self._deal()
+
+    def _deal(self) -> None:
+        """Start the next deal.  A deal settled as it is dealt (a dealt flush, R7.3) ends
+        by asking for the next one; that request is served by this loop, not by a
+        nested call, so any number of such deals in a row costs no stack (R4.5)."""
+        if self._dealing:  # asked from inside a deal being dealt: the loop below deals it
+            self._redeal = True
+            return
+        self._dealing = True
+        try:
+            self._redeal = True
+            while self._redeal:
+                self._redeal = False
+                self._start_deal()
+        finally:
+            self._dealing = False
+
+    def abandon(self) -> None:
+        """End the match now, unsettled: what an env does when a player breaks the rules
+        (the terminate convention for illegal actions).  The pool and the cards stay
+        where they are; no further reward is paid and no action is legal."""
+        self.over = True
+        self.phase = OVER
+        self.to_act = None
+        self.offer = None
+        self._legal_cache = []
 
     def _end_match(self) -> None:
         self.over = True
