@@ -519,3 +519,27 @@ def test_an_arena_game_gives_bots_states_of_the_engine_position():
     assert sum(state.returns()) == 0
     with pytest.raises(ValueError, match="other options"):
         cos.state_from_engine(load("widow", players=3), engine)
+
+
+def test_save_policy_never_overwrites_another_file(tmp_path):
+    from agents.openspiel import save_policy
+
+    path = tmp_path / "notes.json"
+    path.write_text("my own notes")
+    with pytest.raises(ValueError, match="not overwritten"):
+        save_policy({}, load("old_game", players=2), path)
+    assert path.read_text() == "my own notes"
+    save_policy({}, load("old_game", players=2), tmp_path / "policy.json")
+    save_policy({"k": [1.0]}, load("old_game", players=2), tmp_path / "policy.json")  # its own kind: replaced
+
+
+def test_openspiel_benchmarks_run_and_print_their_tables():
+    from benchmarks import openspiel_arena, openspiel_speed
+
+    rows = openspiel_speed.measure(("old_game",), 2, 1, 0.02)
+    text = openspiel_speed.table(rows)
+    assert "old_game (2p)" in text and "leduc" in text
+    row = {"label": "x", "other": "random", "players": 2, "games": 10, "groups": 5, "mean": 0.1,
+           "difference": 0.2, "ci95": [0.1, 0.3]}
+    assert "sample too small" in openspiel_arena.table([row])  # under 30 duplicate groups
+    assert openspiel_arena.verdict({**row, "groups": 40}) == "better"
