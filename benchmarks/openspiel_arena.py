@@ -68,7 +68,7 @@ def verdict(row: dict) -> str:
         return "better"
     if high < 0:
         return "worse"
-    return "no clear difference (sample too small to tell)"
+    return "no difference shown (the interval holds 0)"
 
 
 def table(rows: list[dict]) -> str:
