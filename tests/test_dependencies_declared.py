@@ -45,6 +45,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
     "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
+    "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
