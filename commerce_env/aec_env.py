@@ -42,6 +42,7 @@ from . import observation as obs
 from .cards import CARDS
 from .engine import IllegalActionError, new_game
 from .engine import actions as A
+from .engine.actions import BadActionError
 from .engine.base import Game
 from .rules import resolve_rules
 
@@ -119,7 +120,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if game.is_over():  # a whole match settled by dealt ships (R7.3): nothing to decide
+        if game.is_over():  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
+            # No step will follow, so what the match paid is paid now: every agent's
+            # ``last()`` then shows it (PettingZoo reads ``_cumulative_rewards``).
+            self.rewards = dict(zip(self.possible_agents, game.take_rewards(), strict=True))
+            self._cumulative_rewards = dict(self.rewards)
             self._finish_match(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -159,6 +164,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError("the match is over: step(None) for each agent, then reset()")
         try:
             game.apply(action)
+        except BadActionError:
+            raise  # not an action number at all: refused the same way in both modes
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -181,7 +188,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.possible_agents}
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {"illegal_action": True}
-        self.game.over = True
+        self.game.abandon()  # the mask is empty and every observation shows the match over
         self._accumulate_rewards()
 
     # ------------------------------------------------------------ actions
@@ -304,10 +311,14 @@ def render_text(game: Game, names: list[str]) -> str:
 
 def env(variant: str | None = None, num_players: int | None = None, render_mode: str | None = None,
         config: Any = None, illegal_action: str = "raise", **options: Any) -> AECEnv:
-    """``commerce_v0`` with PettingZoo's standard wrappers (order enforcing)."""
+    """``commerce_v0`` with PettingZoo's order-enforcing wrapper.
+
+    Illegal actions are handled by ``raw_env`` alone (``illegal_action``), not also
+    by PettingZoo's ``TerminateIllegalWrapper``: only the env can end the engine's
+    match, so that after the end the mask is empty and the observations say so, and
+    refuse a value that is no action number with the same error in both modes.
+    """
     environment: AECEnv = raw_env(variant=variant, num_players=num_players, render_mode=render_mode,
                                   config=config, illegal_action=illegal_action, **options)
-    if illegal_action == "terminate":
-        environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = _OrderEnforcingWrapper(environment)
     return environment

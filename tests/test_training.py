@@ -238,3 +238,21 @@ def test_training_runs_on_subprocess_envs(tmp_path):
                            evaluation={"every_steps": 10_000, "final_deals": 0}))
     report = train(config, quiet=True)
     assert report["steps"] >= 256 and (Path(config["output"]) / "model" / "model.json").is_file()
+
+
+def test_a_new_run_replaces_a_previous_run_only_with_force_and_keeps_a_users_files(tmp_path):
+    config = validate(tiny(tmp_path, training={"total_timesteps": 256},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    out = Path(config["output"])
+    train(config, quiet=True)
+    first = (out / CHECKPOINT).stat().st_mtime_ns
+    with pytest.raises(ValueError, match="--force"):
+        train(config, quiet=True)
+    assert (out / CHECKPOINT).stat().st_mtime_ns == first
+    train(config, quiet=True, force=True)  # removes what the first run wrote, then runs afresh
+    assert json.loads((out / STATE).read_text())["num_timesteps"] >= 256
+    assert len(list((out / "tb").iterdir())) == 1  # the first run's TensorBoard folder went with it
+    (out / "notes.md").write_text("my notes")
+    with pytest.raises(ValueError, match="notes.md"):
+        train(config, quiet=True, force=True)
+    assert (out / "notes.md").read_text() == "my notes" and (out / CHECKPOINT).is_file()

@@ -12,7 +12,6 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 
@@ -20,6 +19,7 @@ from ..cards import CARDS, format_cards, make_pack, parse_pack
 from ..hands import CATEGORIES, hand_key
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
+from .actions import IllegalActionError
 from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
@@ -36,10 +36,6 @@ PHASES = (ACT, REPLY, STAND_CHOICE, WIDOW_CHOICE, LAST_EXCHANGE, HORSE, OVER)
 STARTING_LIVES = 3  # R6.1, R7.1, R9.2
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is unchanged."""
-
-
 class Game:
     """One match of a variant; subclasses fill in the deal's decisions."""
 
@@ -50,7 +46,7 @@ class Game:
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, wait_for_packs: bool = False):
         if rules.variant != self.variant:
             raise ValueError(f"rules are for {rules.variant!r}, not {self.variant!r}")
         rules.check_players(num_players)
@@ -62,6 +58,13 @@ class Game:
         self.rng = rng if rng is not None else random.Random(seed)
         self.pack = make_pack(rules.deck_size)
         self.decks = [parse_pack(d, rules.deck_size) for d in (decks or [])]
+        # A caller that deals itself (OpenSpiel's chance nodes) gives each later pack
+        # with supply_pack() instead of letting the engine shuffle it.
+        if wait_for_packs and not self.decks:
+            raise ValueError("wait_for_packs needs the first deal's pack in decks")
+        self.wait_for_packs = wait_for_packs
+        self.awaiting_pack = False
+        self._supplied_pack: Sequence[int] | None = None
         needed = 3 * num_players + (3 if self.has_table else 0)
         if needed > rules.deck_size:
             raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
@@ -88,8 +91,10 @@ class Game:
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
         self._paid = list(self.balances())  # pool: before the entry (R9.5)
+        self._dealing = False  # see _deal
+        self._redeal = False
         self._begin_match()
-        self._start_deal()
+        self._deal()
 
     def _begin_match(self) -> None:
         """Hook: a variant's one-off payments at the start of a match (R9.2)."""
@@ -107,19 +112,38 @@ class Game:
         return sum(self.balances()) + self.pool
 
     # ------------------------------------------------------------------ deal
-    def _next_pack(self) -> Sequence[int]:
+    def _next_pack(self) -> Sequence[int] | None:
+        """This deal's pack: supplied, given in ``decks``, shuffled, or ``None`` to wait for one."""
+        pack, self._supplied_pack = self._supplied_pack, None
+        if pack is not None:
+            return pack
         index = self.deals_dealt
         if index < len(self.decks):
             return self.decks[index]
+        if self.wait_for_packs:
+            return None
         return shuffled(self.pack, self.rng)  # the same as rng.shuffle, faster
 
+    def supply_pack(self, pack: str | Sequence[int]) -> None:
+        """Deal the deal the game waits for (``awaiting_pack``) from ``pack``, top first (R1.5)."""
+        if not self.awaiting_pack:
+            raise ValueError("the game is not waiting for a pack")
+        self._supplied_pack = parse_pack(pack, self.rules.deck_size)
+        self.awaiting_pack = False
+        self._start_deal()
+
     def _start_deal(self) -> None:
+        pack = self._next_pack()
+        if pack is None:  # wait_for_packs: nobody acts until supply_pack()
+            self.awaiting_pack = True
+            self.to_act = None
+            self._legal_cache = []
+            return
         n = self.num_players
         dealer = self.dealer
         # R3.1: order of play from the eldest (dealer's left) to the dealer.
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
-        pack = self._next_pack()
         self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
         self.packs_dealt += (self.deal_pack,)
         self.deals_dealt += 1
@@ -207,13 +231,7 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        if type(action) is not int:  # speed: a plain int, the usual case, needs no conversion
-            if isinstance(action, bool):
-                self._refuse(action, legal)
-            try:
-                action = operator.index(action)
-            except TypeError:
-                raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
+        action = A.check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
         seat = self.to_act
@@ -225,6 +243,8 @@ class Game:
     def _refuse(self, action: object, legal: list[int]) -> None:
         if self.over:
             raise IllegalActionError(f"action {action!r}: the match is over; call reset() for a new one")
+        if self.awaiting_pack:
+            raise IllegalActionError(f"action {action!r}: the game waits for the next deal's pack (supply_pack)")
         texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
         what = action
         if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
@@ -408,7 +428,33 @@ class Game:
             if not self.out[seat]:
                 break
         self.dealer = seat
-        self._start_deal()
+        self._deal()
+
+    def _deal(self) -> None:
+        """Start the next deal.  A deal settled as it is dealt (a dealt flush, R7.3) ends
+        by asking for the next one; that request is served by this loop, not by a
+        nested call, so any number of such deals in a row costs no stack (R4.5)."""
+        if self._dealing:  # asked from inside a deal being dealt: the loop below deals it
+            self._redeal = True
+            return
+        self._dealing = True
+        try:
+            self._redeal = True
+            while self._redeal:
+                self._redeal = False
+                self._start_deal()
+        finally:
+            self._dealing = False
+
+    def abandon(self) -> None:
+        """End the match now, unsettled: what an env does when a player breaks the rules
+        (the terminate convention for illegal actions).  The pool and the cards stay
+        where they are; no further reward is paid and no action is legal."""
+        self.over = True
+        self.phase = OVER
+        self.to_act = None
+        self.offer = None
+        self._legal_cache = []
 
     def _end_match(self) -> None:
         self.over = True
