@@ -201,7 +201,7 @@ class Match:
             for shown in shown_at.get(index, []):  # after action index - 1
                 lines.append(self._showdown_line(shown))
                 if game.deals_dealt > shown.deal:
-                    lines.append(f"Deal {shown.deal + 1}: {self.names[self._next_dealer(shown)]} deals.")
+                    lines.append(f"Deal {shown.deal + 1}, dealt by {self.names[self._next_dealer(shown)]}.")
             if index < len(game.history):
                 actor = game.history[index][0]
                 lines.append(f"{self.names[actor]}: {action_text(game.history, index, self.seat)}")

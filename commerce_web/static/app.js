@@ -168,6 +168,7 @@ function renderState() {
   const result = $("result");
   result.textContent = state.over ? state.scene.match_result || "Match over." : "";
   $("again").classList.toggle("hidden", !state.over);
+  document.body.dataset.actions = String(state.actions);
 }
 
 function clickVerb(verb) {
@@ -181,6 +182,7 @@ function clickVerb(verb) {
 
 async function send(text) {
   $("error").textContent = "";
+  document.body.dataset.busy = "yes";
   try {
     state = await api("POST", `/api/matches/${matchId}/actions`, { action: text });
     selected = { hand: null, table: null };
@@ -188,6 +190,8 @@ async function send(text) {
     renderState();
   } catch (error) {
     $("error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
   }
 }
 
@@ -208,9 +212,12 @@ async function start(event) {
 }
 
 async function begin(chosen) {
+  document.body.dataset.busy = "yes";
+  $("setup-error").textContent = "";
   try {
     const data = await api("POST", "/api/matches", chosen);
     matchId = data.id;
+    document.body.dataset.match = matchId;
     state = data.state;
     selected = { hand: null, table: null };
     showingShowdown = state.showdown !== null;
@@ -219,6 +226,8 @@ async function begin(chosen) {
     renderState();
   } catch (error) {
     $("setup-error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
   }
 }
 
@@ -236,8 +245,13 @@ function fillOptions() {
 // ------------------------------------------------------------------- replays
 async function openReplay() {
   $("replay-error").textContent = "";
+  document.body.dataset.busy = "yes";
   const file = $("replay-file").files[0];
-  if (!file) { $("replay-error").textContent = "Choose a replay file first."; return; }
+  if (!file) {
+    $("replay-error").textContent = "Choose a replay file first.";
+    document.body.dataset.busy = "no";
+    return;
+  }
   try {
     const text = await file.text();
     const data = await api("POST", "/api/replays", { text, game: Number($("replay-game").value) });
@@ -247,6 +261,8 @@ async function openReplay() {
     showReplay(0);
   } catch (error) {
     $("replay-error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
   }
 }
 
