@@ -187,3 +187,42 @@ def test_a_replay_opens_for_stepping(client):
 def test_a_bad_replay_is_a_clear_json_error(client, body, message):
     reply = client.post("/api/replays", json=body)
     assert reply.status_code == 400 and message in reply.get_json()["error"]
+
+
+def test_commerce_serve_listens_on_localhost_at_the_given_port():
+    # The contract (DESIGN.md): `commerce serve --port P` serves the web app on 127.0.0.1.
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(__file__).resolve().parent.parent
+    server = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port)], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/variants", timeout=5) as reply:
+                    assert "widow" in json.loads(reply.read())["variants"]
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as reply:
+            assert b"Commerce" in reply.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_commerce_serve_refuses_a_bad_port(capsys):
+    from training.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be from 1 to 65535" in capsys.readouterr().err
