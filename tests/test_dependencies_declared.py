@@ -34,11 +34,14 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
-    "commerce_env/openspiel.py": ("openspiel",),  # the pyspiel games
+    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
+    # RLlib training (backend: rllib)
+    **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
+    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),

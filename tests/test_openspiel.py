@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from strategies import option_sets  # noqa: E402
+
 import commerce_env  # noqa: E402
 import commerce_env.openspiel as cos  # noqa: E402
 from commerce_env.cards import CARDS, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.engine.determinize import determinize  # noqa: E402
 from commerce_env.rules import UNTIL_OUT, VARIANTS, make_rules  # noqa: E402
-from tests.strategies import option_sets  # noqa: E402
 
 SMALL = {"trade_barter": {"max_rounds": 2}, "widow": {"max_rounds": 2}, "my_ship_sails": {},
          "old_game": {"max_rounds": 2}, "pool": {"max_rounds": 2, "entry": 3}}

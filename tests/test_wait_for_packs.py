@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import make_deck
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commerce_env.cards import format_cards, make_pack
 from commerce_env.engine import IllegalActionError, new_game
 from commerce_env.rules import VARIANTS, make_rules
-from tests.helpers import make_deck
 
 
 def _packs(rng: random.Random, count: int, deck_size: int = 52) -> list[tuple]:

@@ -34,7 +34,6 @@ def positive_minutes(text: str) -> float:
 
 def _train(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .train import train
 
     overrides: dict = {}
     if args.output is not None:
@@ -47,7 +46,14 @@ def _train(args: argparse.Namespace) -> int:
         overrides.setdefault("training", {})["progress_bar"] = False
     try:
         config = load_config(args.config, overrides)
-        train(config, resume=args.resume, force=args.force)
+        if config["backend"] == "rllib":
+            from .rllib_train import train as train_rllib
+
+            train_rllib(config, resume=args.resume)
+        else:
+            from .train import train
+
+            train(config, resume=args.resume, force=args.force)
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
@@ -102,7 +108,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train MaskablePPO from a YAML config (configs/train/)")
+    p = subparsers.add_parser("train", help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
+                              "self-play with backend: rllib")
     p.add_argument("--config", required=True, help="training config YAML")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--output", help="run folder (overrides the config's output)")

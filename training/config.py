@@ -16,6 +16,7 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
+``backend: rllib`` makes it an RLlib run, configured and checked by :mod:`training.rllib_config`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from commerce_env.rules import make_rules
 
 DEFAULTS: dict[str, Any] = {
+    "backend": "sb3",
     "name": "run",
     "seed": 0,
     "output": "runs/run",
@@ -43,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
                    "seed": 12345, "workers": 1},
 }
+BACKENDS = ("sb3", "rllib")
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
 PPO_RESERVED = ("policy", "env", "seed", "tensorboard_log", "policy_kwargs", "verbose", "device", "_init_setup_model")
@@ -117,6 +120,10 @@ def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a training config must be a mapping of sections, got {type(data).__name__}")
+    if data.get("backend") == "rllib":
+        from .rllib_config import validate as validate_rllib
+
+        return validate_rllib(data, source)
     config = copy.deepcopy(DEFAULTS)
     for key, value in data.items():
         if key not in DEFAULTS:
@@ -140,6 +147,7 @@ def validate(data: Any, source: str = "config") -> dict[str, Any]:
 
 def _check_values(c: dict[str, Any], check: _Checker) -> None:
     source = check.source
+    check.require(c["backend"] in BACKENDS, "backend", c["backend"], " or ".join(BACKENDS))
     check.require(isinstance(c["name"], str) and c["name"].strip() != "", "name", c["name"], "a non-empty string")
     check.integer("seed", c["seed"], 0, MAX_SEED)
     check.require(isinstance(c["output"], str) and c["output"].strip() != "", "output", c["output"], "a folder path")
