@@ -183,3 +183,14 @@ def test_commerce_arena_save_games_and_commerce_replay(tmp_path, capsys):
     assert main(["replay", str(path), "--game", "3", "--out", str(tmp_path / "y.gif")]) == 2
     assert "has 2 game(s)" in capsys.readouterr().err
     assert main(["replay", str(path), "--seat", "7", "--out", str(tmp_path / "z.gif")]) == 2
+
+
+def test_a_sampled_world_keeps_no_record_of_the_true_pack():
+    # R11: the packs kept for replays hold hidden cards; a determinized world records its own deal instead.
+    from commerce_env.engine.determinize import determinize
+
+    game = new_game(make_rules("trade_barter"), 4, rng=random.Random(3))
+    game.apply(game.legal_actions()[-1])
+    world = determinize(game, 1, random.Random(0))
+    assert world.packs_dealt[-1] == world.deal_pack != game.deal_pack
+    assert len(world.packs_dealt) == len(game.packs_dealt)
