@@ -140,3 +140,16 @@ def test_written_files_get_the_umasks_usual_mode_not_mkstemps_private_one(tmp_pa
         os.umask(old)
     for path in [*folder.iterdir(), tmp_path / "report.txt"]:
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+
+
+def test_a_relative_run_folder_records_and_rewrites_its_own_files(tmp_path, monkeypatch):
+    """The shipped configs write to runs/<name>: a relative folder must recognise its files on the second write."""
+    from training.run_folder import RunFolder
+
+    monkeypatch.chdir(tmp_path)
+    with RunFolder("runs/x").locked() as run:
+        run.write("checkpoints/state.json", "one")
+        run.write("checkpoints/state.json", "two")
+        run.record([run.path / "checkpoints" / "state.json"])
+        assert run.foreign_files() == []
+    assert (tmp_path / "runs" / "x" / "checkpoints" / "state.json").read_text() == "two"

@@ -32,7 +32,8 @@ class RunFolder:
     """The output folder of a training run (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
+        # Absolute: callers pass paths under ``self.path``, which ``record`` must not read as relative to it.
+        self.path = Path(path).absolute()
         self._files: set[str] = set()
 
     # ---------------------------------------------------------- the lock
