@@ -99,9 +99,14 @@ def is_model_spec(spec: str) -> bool:
 
 def make_agent(name: str, **kwargs: Any) -> Agent:
     """A built-in agent by name (``random``, ``greedy``, ``expected_value``,
-    ``search``), or a learned one from ``model:<path>`` or ``<path>.json``."""
+    ``search``), a learned one from ``model:<path>`` or ``<path>.json``, or an
+    OpenSpiel bot from ``openspiel:<bot>`` (``openspiel:ismcts``)."""
     if not isinstance(name, str):
         raise TypeError(f"an agent spec is a name or a model path, got {name!r}")
+    if name.startswith("openspiel:"):  # an OpenSpiel bot (extra openspiel), see agents/openspiel.py
+        from .openspiel import make_openspiel_agent
+
+        return make_openspiel_agent(name[len("openspiel:"):], **kwargs)
     if is_model_spec(name):
         path = name[len("model:"):] if name.startswith("model:") else name
         try:
@@ -113,6 +118,6 @@ def make_agent(name: str, **kwargs: Any) -> Agent:
     try:
         factory = AGENTS[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))} "
-                         "or a model as model:<path> or <path>.json") from None
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}, "
+                         "a model as model:<path> or <path>.json, or openspiel:<bot>") from None
     return factory(**kwargs)

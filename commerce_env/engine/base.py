@@ -16,11 +16,11 @@ import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import hand_key
+from ..hands import CATEGORIES, hand_key
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
 from .actions import IllegalActionError
-from .settlement import best_hands, divide, worst_hand
+from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
 # Phases of a decision.
@@ -42,10 +42,11 @@ class Game:
     variant = ""
     antes = True  # R4.2: each player in the deal antes one
     has_table = False  # three cards dealt face up / to the widow (R1.5)
+    table_name = "table"  # what the face-up cards are called
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, wait_for_packs: bool = False):
         if rules.variant != self.variant:
             raise ValueError(f"rules are for {rules.variant!r}, not {self.variant!r}")
         rules.check_players(num_players)
@@ -57,6 +58,13 @@ class Game:
         self.rng = rng if rng is not None else random.Random(seed)
         self.pack = make_pack(rules.deck_size)
         self.decks = [parse_pack(d, rules.deck_size) for d in (decks or [])]
+        # A caller that deals itself (OpenSpiel's chance nodes) gives each later pack
+        # with supply_pack() instead of letting the engine shuffle it.
+        if wait_for_packs and not self.decks:
+            raise ValueError("wait_for_packs needs the first deal's pack in decks")
+        self.wait_for_packs = wait_for_packs
+        self.awaiting_pack = False
+        self._supplied_pack: Sequence[int] | None = None
         needed = 3 * num_players + (3 if self.has_table else 0)
         if needed > rules.deck_size:
             raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
@@ -74,6 +82,10 @@ class Game:
         self.deals_dealt = 0
         self.dealer = dealer
         self.history: list[tuple[int, str, tuple[int, ...]]] = []
+        self.first_dealer = dealer
+        # Every deal's pack and every showdown of the match, for replays (immutable: clones share them).
+        self.packs_dealt: tuple[tuple[int, ...], ...] = ()
+        self.showdowns: tuple[Showdown, ...] = ()
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
@@ -100,20 +112,40 @@ class Game:
         return sum(self.balances()) + self.pool
 
     # ------------------------------------------------------------------ deal
-    def _next_pack(self) -> Sequence[int]:
+    def _next_pack(self) -> Sequence[int] | None:
+        """This deal's pack: supplied, given in ``decks``, shuffled, or ``None`` to wait for one."""
+        pack, self._supplied_pack = self._supplied_pack, None
+        if pack is not None:
+            return pack
         index = self.deals_dealt
         if index < len(self.decks):
             return self.decks[index]
+        if self.wait_for_packs:
+            return None
         return shuffled(self.pack, self.rng)  # the same as rng.shuffle, faster
 
+    def supply_pack(self, pack: str | Sequence[int]) -> None:
+        """Deal the deal the game waits for (``awaiting_pack``) from ``pack``, top first (R1.5)."""
+        if not self.awaiting_pack:
+            raise ValueError("the game is not waiting for a pack")
+        self._supplied_pack = parse_pack(pack, self.rules.deck_size)
+        self.awaiting_pack = False
+        self._start_deal()
+
     def _start_deal(self) -> None:
+        pack = self._next_pack()
+        if pack is None:  # wait_for_packs: nobody acts until supply_pack()
+            self.awaiting_pack = True
+            self.to_act = None
+            self._legal_cache = []
+            return
         n = self.num_players
         dealer = self.dealer
         # R3.1: order of play from the eldest (dealer's left) to the dealer.
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
-        pack = self._next_pack()
         self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
+        self.packs_dealt += (self.deal_pack,)
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -211,6 +243,8 @@ class Game:
     def _refuse(self, action: object, legal: list[int]) -> None:
         if self.over:
             raise IllegalActionError(f"action {action!r}: the match is over; call reset() for a new one")
+        if self.awaiting_pack:
+            raise IllegalActionError(f"action {action!r}: the game waits for the next deal's pack (supply_pack)")
         texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
         what = action
         if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
@@ -284,8 +318,23 @@ class Game:
         self.shown = True
         values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
         self.values = values
+        counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
+        self.showdowns += (Showdown(
+            self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
+            tuple(values),
+            tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
+            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history)),)
         self._end_deal(counted=counted)
+
+    @property
+    def last_showdown(self) -> Showdown | None:
+        """The latest showdown of the match (R11: all hands are shown there), or None."""
+        return self.showdowns[-1] if self.showdowns else None
+
+    def category(self, value: int) -> str:
+        """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
+        return CATEGORIES[value // 1000]
 
     def _settle(self, values: list[int]) -> None:
         """Hook: the variant's payments at the showdown."""
