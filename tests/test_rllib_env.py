@@ -166,6 +166,7 @@ def test_the_exported_network_plays_what_the_module_plays():
     ({"ray": {"address": ""}}, "ray.address"),
     ({"env": {"variant": "poker"}}, "poker"),
     ({"backend": "spark"}, "spark"),
+    ({"policy": {"net_arch": [100000]}}, "policy.net_arch"),
 ])
 def test_a_bad_rllib_config_is_an_error_naming_the_value(change, message):
     from training.config import validate
