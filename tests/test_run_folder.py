@@ -154,3 +154,14 @@ def test_a_relative_output_folder_records_its_files_once_and_force_removes_them(
         assert run.foreign_files() == []
         run.prepare_new_run(force=True)
     assert sorted(p.name for p in (tmp_path / "runs" / "demo").iterdir()) == [".commerce-run.json", LOCK]
+def test_a_relative_run_folder_records_and_rewrites_its_own_files(tmp_path, monkeypatch):
+    """The shipped configs write to runs/<name>: a relative folder must recognise its files on the second write."""
+    from training.run_folder import RunFolder
+
+    monkeypatch.chdir(tmp_path)
+    with RunFolder("runs/x").locked() as run:
+        run.write("checkpoints/state.json", "one")
+        run.write("checkpoints/state.json", "two")
+        run.record([run.path / "checkpoints" / "state.json"])
+        assert run.foreign_files() == []
+    assert (tmp_path / "runs" / "x" / "checkpoints" / "state.json").read_text() == "two"
