@@ -41,6 +41,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
+    "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
