@@ -59,6 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true")
+    arena.add_argument("--save-games", nargs=2, metavar=("N", "FILE"), default=None,
+                       help="also write the first N games as replays (JSON lines) to the new FILE")
     arena.set_defaults(func=arena_command)
 
 
@@ -66,6 +68,10 @@ def arena_command(args: argparse.Namespace) -> int:
     from .arena import report_markdown, run_arena
 
     try:
+        if args.save_games:  # a bad N or an existing FILE fails before the arena runs
+            from .saved_games import check_save_games
+
+            check_save_games(*args.save_games)
         result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
                            options=_options(args.option), games=args.games, seed=args.seed,
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
@@ -78,6 +84,10 @@ def arena_command(args: argparse.Namespace) -> int:
     print(report_markdown(result))
     if args.out:
         print(f"wrote {args.out}/result.json, report.md, mean_reward.png")
+    if args.save_games:
+        from .saved_games import save_games_command
+
+        return save_games_command(args, _agents(args.agents), _options(args.option))
     return 0
 
 

@@ -53,7 +53,7 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Commerce as a PettingZoo AEC env; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "commerce_v0",
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "commerce_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
@@ -65,7 +65,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             num_players = extra.get("num_players", 4)
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi or None")
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi, rgb_array or None")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from raise, terminate")
         self.render_mode = render_mode
@@ -214,12 +214,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return [(self.possible_agents[s], text) for s, text in game.history_texts()]
 
     # ------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":  # the whole table, every hand face up (commerce_env.frames)
+            from .frames import render_frame
+
+            return render_frame(self._require_game(), None, self.possible_agents)
         text = render_text(self._require_game(), self.possible_agents)
         if self.render_mode == "ansi":
             return text

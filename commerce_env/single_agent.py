@@ -174,7 +174,6 @@ def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None
 class CommerceEnv(gymnasium.Env):
     """One learner against a pool of opponents; see the module docstring."""
 
-    # rgb_array: SB3's make_vec_env asks for it by default; accepted (frames: render()).
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
@@ -339,16 +338,17 @@ class CommerceEnv(gymnasium.Env):
             self.render()
         return self._observe(), float(reward), terminated, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.render_mode == "rgb_array":
-            gymnasium.logger.warn("rgb_array frames are not drawn yet; render() returns None")
             return None
         from .aec_env import render_text
 
         names = [("learner" if s == self.seat else f"player_{s}") for s in range(self.num_players)]
+        if self.render_mode == "rgb_array":  # the table as the learner sees it (R11)
+            from .frames import render_frame
+
+            return render_frame(self._require_game(), self.seat, names)
         text = render_text(self._require_game(), names)
         if self.render_mode == "ansi":
             return text

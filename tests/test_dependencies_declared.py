@@ -32,14 +32,19 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env": (),
     "agents": (),
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
+    "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
+    "commerce_web": ("web",),  # the web app (`commerce serve`)
+    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
+    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
-    "commerce_env/openspiel": ("openspiel",),  # every variant as a pyspiel game
-    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents and back
     "training": ("train",),
+    # RLlib training (backend: rllib)
+    **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
+    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
     "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
@@ -50,7 +55,7 @@ IMPORT_TO_DISTRIBUTION = {
     "yaml": "PyYAML", "PIL": "pillow", "pyspiel": "open-spiel", "sb3_contrib": "sb3-contrib",
     "stable_baselines3": "stable-baselines3", "pygame": "pygame-ce", "sklearn": "scikit-learn",
     "tqdm": "tqdm", "torch": "torch", "safetensors": "safetensors", "rlcard": "rlcard", "numba": "numba",
-    "ray": "ray", "flask": "flask", "selenium": "selenium", "tensorboard": "tensorboard",
+    "ray": "ray", "imageio": "imageio", "flask": "flask", "selenium": "selenium", "tensorboard": "tensorboard",
 }
 
 
@@ -98,7 +103,7 @@ def shipped_packages(pyproject: dict) -> list[str]:
 
 def first_party(root: Path) -> set[str]:
     """Names our own code imports: the packages at the root, and tests/ modules (benchmarks.soak uses them)."""
-    names = {p.parent.name for p in root.glob("*/__init__.py")}
+    names = {p.parent.name for p in root.glob("*/__init__.py")} | {"tests"}
     return names | {p.stem for p in (root / "tests").glob("*.py")} | {p.stem for p in root.glob("*.py")}
 
 

@@ -16,11 +16,11 @@ import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import hand_key
+from ..hands import CATEGORIES, hand_key
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
 from .actions import IllegalActionError
-from .settlement import best_hands, divide, worst_hand
+from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
 # Phases of a decision.
@@ -42,6 +42,7 @@ class Game:
     variant = ""
     antes = True  # R4.2: each player in the deal antes one
     has_table = False  # three cards dealt face up / to the widow (R1.5)
+    table_name = "table"  # what the face-up cards are called
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
@@ -81,6 +82,10 @@ class Game:
         self.deals_dealt = 0
         self.dealer = dealer
         self.history: list[tuple[int, str, tuple[int, ...]]] = []
+        self.first_dealer = dealer
+        # Every deal's pack and every showdown of the match, for replays (immutable: clones share them).
+        self.packs_dealt: tuple[tuple[int, ...], ...] = ()
+        self.showdowns: tuple[Showdown, ...] = ()
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
@@ -140,6 +145,7 @@ class Game:
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
         self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
+        self.packs_dealt += (self.deal_pack,)
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -312,8 +318,23 @@ class Game:
         self.shown = True
         values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
         self.values = values
+        counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
+        self.showdowns += (Showdown(
+            self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
+            tuple(values),
+            tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
+            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history)),)
         self._end_deal(counted=counted)
+
+    @property
+    def last_showdown(self) -> Showdown | None:
+        """The latest showdown of the match (R11: all hands are shown there), or None."""
+        return self.showdowns[-1] if self.showdowns else None
+
+    def category(self, value: int) -> str:
+        """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
+        return CATEGORIES[value // 1000]
 
     def _settle(self, values: list[int]) -> None:
         """Hook: the variant's payments at the showdown."""

@@ -443,6 +443,7 @@ def _fill(clone: Game, game: Game, world: _World) -> None:
     card_of = world.card_of
     cards = [CARDS[card_of[item]] for item in range(len(game.deal_pack))]
     clone.deal_pack = tuple(cards)
+    clone.packs_dealt = (*clone.packs_dealt[:-1], clone.deal_pack)  # the true pack is hidden too
     for seat, items in world.hands.items():
         clone.hands[seat] = sorted(card_of[i] for i in items)
     clone.table = [card_of[i] for i in world.table]
