@@ -537,7 +537,7 @@ def test_openspiel_bots_play_in_the_arena():
     assert {"openspiel:ismcts:simulations=10", "openspiel:random", "greedy"} <= set(result["agents"])
 
 
-def test_openspiel_agent_never_sees_a_hidden_card():
+def test_openspiel_agent_decides_on_a_world_with_the_hidden_cards_re_dealt():
     # R11: the bot decides on a world re-dealt from the seat's knowledge, never the true one.
     from agents.openspiel import OpenSpielAgent
 
