@@ -48,6 +48,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/train_foster.py": ("bench", "train"),
     "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
+    "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
