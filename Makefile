@@ -7,7 +7,7 @@ PYTHON ?= python3
 # and the README's "Set-up" paragraph names the same list.
 EXTRAS = train,dev,bench,render,web,distributed,openspiel
 
-.PHONY: install demo test bench lint
+.PHONY: install demo test test-ray bench lint
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
@@ -17,6 +17,10 @@ demo: install
 
 test: install
 	$(PYTHON) -m pytest -q -n 2
+
+# The tests that start Ray instances (marked `ray`, deselected by `make test`): one at a time, a few minutes.
+test-ray: install
+	$(PYTHON) -m pytest -q -m ray
 
 bench: install
 	$(PYTHON) -m benchmarks

@@ -371,10 +371,13 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
             diff = per_deal[:, i] - per_deal[:, j]
             low, high = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
                                                       seat_deals[:, j], seed=seed)
+            low99, high99 = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
+                                                          seat_deals[:, j], level=0.99, seed=seed)
             difference = stats.ratio_mean(reward[:, i], seat_deals[:, i]) - stats.ratio_mean(
                 reward[:, j], seat_deals[:, j])
             pairwise.append({
                 "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
+                "ci99": [low99, high99],
                 "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": stats.paired_test(diff),
             })
     return {"agents": agents, "pairwise": pairwise, "ratings": stats.openskill_ratings(rated)}
@@ -473,8 +476,8 @@ def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[str], *, varian
         if learner_name in (p["a"], p["b"]):
             sign = 1.0 if p["a"] == learner_name else -1.0
             other = p["b"] if sign > 0 else p["a"]
-            low, high = (p["ci95"][0], p["ci95"][1]) if sign > 0 else (-p["ci95"][1], -p["ci95"][0])
-            versus[other] = {"difference": sign * p["mean_difference"], "ci95": [low, high],
-                             "p_value": p["p_value"]}
+            intervals = {level: list(p[level]) if sign > 0 else [-p[level][1], -p[level][0]]
+                         for level in ("ci95", "ci99")}
+            versus[other] = {"difference": sign * p["mean_difference"], **intervals, "p_value": p["p_value"]}
     return {"name": learner_name, "mean": mine["mean"], "ci95": mine["ci95"], "win_rate": mine["win_rate"],
             "vs": versus, "deals_per_second": result["deals_per_second"], "result": result}

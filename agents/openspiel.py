@@ -128,8 +128,16 @@ def mccfr_table(solver: Any) -> dict[str, list[float]]:
 
 
 def save_policy(probabilities: dict[str, list[float]], game: pyspiel.Game, path: str | Path) -> None:
-    """Write a tabular policy as JSON (never a pickle), with the game it was made for."""
+    """Write a tabular policy as JSON (never a pickle), with the game it was made for.
+
+    An existing file is replaced only if it is such a policy file itself.
+    """
     path = Path(path)
+    if path.exists():
+        try:
+            load_policy(path)
+        except ValueError:
+            raise ValueError(f"{path} exists and is not a {POLICY_FORMAT} file: not overwritten") from None
     data = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "game": str(game), "policy": probabilities}
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data))

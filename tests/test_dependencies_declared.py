@@ -34,17 +34,18 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
-    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games
+    "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
     # RLlib training (backend: rllib)
     **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
-    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
+    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
+    "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
@@ -101,7 +102,7 @@ def shipped_packages(pyproject: dict) -> list[str]:
 
 def first_party(root: Path) -> set[str]:
     """Names our own code imports: the packages at the root, and tests/ modules (benchmarks.soak uses them)."""
-    names = {p.parent.name for p in root.glob("*/__init__.py")}
+    names = {p.parent.name for p in root.glob("*/__init__.py")} | {"tests"}
     return names | {p.stem for p in (root / "tests").glob("*.py")} | {p.stem for p in root.glob("*.py")}
 
 

@@ -153,3 +153,21 @@ def test_the_exported_network_plays_what_the_module_plays():
         assert agent.act(seat_observation) == int(np.argmax(logits))
         assert logits[~legal].max(initial=-np.inf) < -1e30  # masked
         env.step({name: int(rng.choice(list(np.flatnonzero(legal))))})
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"lerning": 1}, "unknown key 'lerning'"),
+    ({"ppo": {"lerning_rate": 0.1}}, "ppo.lerning_rate"),
+    ({"league": {"shared": 0}}, "league.shared"),
+    ({"league": {"heuristics": {"poker_bot": 0.5}}}, "poker_bot"),
+    ({"league": {"snapshots": 0.3}}, "league.snapshots"),  # snapshots need selfplay.enabled
+    ({"ray": {"num_cpus": 2, "num_env_runners": 3}}, "ray.num_env_runners"),
+    ({"ray": {"address": ""}}, "ray.address"),
+    ({"env": {"variant": "poker"}}, "poker"),
+    ({"backend": "spark"}, "spark"),
+])
+def test_a_bad_rllib_config_is_an_error_naming_the_value(change, message):
+    from training.config import validate
+
+    with pytest.raises(ValueError, match=message):
+        validate({"backend": "rllib", **change} if "backend" not in change else change)

@@ -95,6 +95,17 @@ def test_the_exported_model_plays_legal_moves_in_the_arena(trained):
     assert result["agents"][f"model:{out / 'model'}"]["deals"] > 0  # an illegal move would have raised
 
 
+def test_commerce_export_of_an_rllib_run_writes_the_final_policy(trained, tmp_path):
+    from training.cli import main
+
+    out, _ = trained
+    assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported")]) == 0
+    exported, final = load_agent(tmp_path / "exported"), load_agent(out / "model")
+    assert exported.meta["network"] == final.meta["network"]
+    for (w1, b1), (w2, b2) in zip(exported.layers, final.layers, strict=True):
+        assert np.array_equal(w1, w2) and np.array_equal(b1, b2)
+
+
 def test_the_exported_model_plays_in_commerce_play_and_as_an_sb3_opponent(trained):
     from types import SimpleNamespace
 

@@ -109,11 +109,13 @@ def test_supplying_packs_one_by_one_plays_as_giving_them_all(variant, players, s
     waiting = new_game(rules, players, decks=packs[:1], wait_for_packs=True)
     given_all = new_game(rules, players, decks=packs)
     supplied = 1
-    while not given_all.is_over():
-        if waiting.awaiting_pack:
+    while True:
+        if waiting.awaiting_pack:  # also after the last action: a dealt ship may end the match (R7.3)
             waiting.supply_pack(packs[supplied])
             supplied += 1
             continue
+        if given_all.is_over():
+            break
         assert waiting.legal_actions() == given_all.legal_actions()
         action = rng.choice(given_all.legal_actions())
         waiting.apply(action)

@@ -49,7 +49,7 @@ def _train(args: argparse.Namespace) -> int:
         if config["backend"] == "rllib":
             from .rllib_train import train as train_rllib
 
-            train_rllib(config, resume=args.resume)
+            train_rllib(config, resume=args.resume, force=args.force)
         else:
             from .train import train
 
@@ -81,10 +81,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     """Checkpoint zip (our own run: trusted) -> safe model folder."""
-    from sb3_contrib import MaskablePPO
-
     from .config import validate
-    from .train import export_model
 
     run = Path(args.run)
     checkpoint = Path(args.checkpoint) if args.checkpoint else run / "checkpoints" / "last.zip"
@@ -92,11 +89,21 @@ def _export(args: argparse.Namespace) -> int:
         import yaml
 
         config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
+        if config["backend"] == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
+            from .rllib_train import export_checkpoint
+
+            folder, steps = export_checkpoint(run, config, args.out)
+            print(json.dumps({"model": str(folder), "steps": steps}))
+            return 0
         if not checkpoint.is_file():
             raise ValueError(f"no checkpoint at {checkpoint}")
     except (OSError, ValueError) as error:
         print(f"commerce export: {error}", file=sys.stderr)
         return 2
+    from sb3_contrib import MaskablePPO
+
+    from .train import export_model
+
     model = MaskablePPO.load(str(checkpoint), device="cpu")
     try:
         folder = export_model(model, config, args.out)

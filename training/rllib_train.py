@@ -35,10 +35,10 @@ from typing import Any
 import yaml
 
 from agents.learned import LearnedAgent, make_meta, save_model
-from commerce_env.files import atomic_write as atomic_write_text
 from commerce_env.rules import make_rules
 
 from .evaluation import evaluate, summary_lines
+from .run_folder import MANIFEST, RunFolder
 from .train import _trim_history
 
 SHARED = "shared"
@@ -126,7 +126,9 @@ def algorithm_config(config: dict[str, Any]):
         .framework("torch", torch_compile_learner=False)
         .env_runners(num_env_runners=ray_section["num_env_runners"],
                      num_envs_per_env_runner=ray_section["num_envs_per_env_runner"],
-                     episodes_to_numpy=False)  # RLlib 2.60 re-numpies finished episodes each step: quadratic
+                     episodes_to_numpy=False,  # RLlib 2.60 re-numpies finished episodes each step: quadratic
+                     # RLlib's default 60 s drops a whole sample that a loaded machine takes longer to collect
+                     sample_timeout_s=None)
         .learners(num_learners=0)
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping, policies_to_train=[SHARED])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
@@ -161,25 +163,75 @@ def policy_agent(algo: Any, config: dict[str, Any], steps: int) -> tuple[Learned
     module = module_spec(config, env.observation_spaces["player_0"], env.action_spaces["player_0"]).build()
     module.set_state(_shared_state(algo))
     weights, network = policy_weights(module)
-    rules = make_rules(config["env"]["variant"], **config["env"]["rules"])
-    meta = make_meta(rules, config["env"]["num_players"], network, features=config["env"]["features"],
-                     trained_steps=int(steps), run=config["name"], backend="rllib")
+    meta = _meta(config, network, steps)
     return LearnedAgent(weights, meta), weights, meta
 
 
+def _meta(config: dict[str, Any], network: dict[str, Any], steps: int) -> dict[str, Any]:
+    rules = make_rules(config["env"]["variant"], **config["env"]["rules"])
+    return make_meta(rules, config["env"]["num_players"], network, features=config["env"]["features"],
+                     trained_steps=int(steps), run=config["name"], backend="rllib")
+
+
+def export_checkpoint(run: Path, config: dict[str, Any], folder: str | Path) -> tuple[Path, int]:
+    """``commerce export`` of an RLlib run: the ``shared`` module of its checkpoint, in the safe format.
+
+    The checkpoint is RLlib's (pickles): export only runs you made yourself."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from .rllib_modules import policy_weights
+
+    path = run / CHECKPOINT / "learner_group" / "learner" / "rl_module" / SHARED
+    if not path.is_dir() or not (run / STATE).is_file():
+        raise ValueError(f"no RLlib checkpoint at {run / CHECKPOINT}")
+    module = RLModule.from_checkpoint(str(path.resolve()))
+    weights, network = policy_weights(module)
+    steps = int(json.loads((run / STATE).read_text())["steps"])
+    return save_model(folder, weights, _meta(config, network, steps)), steps
+
+
 # ---------------------------------------------------------- checkpointing
-def save_checkpoint(algo: Any, out: Path, state: dict[str, Any]) -> None:
-    """RLlib's checkpoint folder, swapped in whole, then the run's state."""
-    final = out / CHECKPOINT
-    fresh, old = final.with_name(".rllib.new"), final.with_name(".rllib.old")
-    for leftover in (fresh, old):
-        shutil.rmtree(leftover, ignore_errors=True)
+NEW_CHECKPOINT, OLD_CHECKPOINT = "checkpoints/.rllib.new", "checkpoints/.rllib.old"
+
+
+def save_checkpoint(algo: Any, run: RunFolder, state: dict[str, Any]) -> None:
+    """RLlib's checkpoint folder, written beside the last one and swapped in whole, then the run's state.
+
+    A kill at any moment leaves a whole checkpoint: the last one, or the new one
+    under ``.rllib.new`` / the old one under ``.rllib.old`` (put back by :func:`_recover`)."""
+    final, fresh, old = run.path / CHECKPOINT, run.path / NEW_CHECKPOINT, run.path / OLD_CHECKPOINT
+    _remove_own_tree(run, fresh)
+    fresh.parent.mkdir(parents=True, exist_ok=True)
     algo.save_to_path(str(fresh.resolve()))
+    run.record_tree(NEW_CHECKPOINT)
     if final.exists():
+        run.record(old / p.relative_to(final) for p in final.rglob("*") if p.is_file())  # ours, under its next name
         os.replace(final, old)
     os.replace(fresh, final)
-    shutil.rmtree(old, ignore_errors=True)
-    atomic_write_text(out / STATE, json.dumps(state, indent=2))
+    run.record_tree(CHECKPOINT)
+    _remove_own_tree(run, old)
+    run.write(STATE, json.dumps(state, indent=2))
+    run.record_tree("tb")
+
+
+def _remove_own_tree(run: RunFolder, folder: Path) -> None:
+    """Delete ``folder`` if this run's manifest records every file in it; refuse otherwise."""
+    if not folder.exists():
+        return
+    foreign = set(run.foreign_files())
+    inside = [p.relative_to(run.path).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()]
+    if any(f in foreign for f in inside):
+        raise ValueError(f"{folder} holds files that no commerce run wrote; they are kept: move them away")
+    shutil.rmtree(folder)
+
+
+def _recover(run: RunFolder) -> None:
+    """After a kill between the two renames of :func:`save_checkpoint`: the old checkpoint back in place."""
+    final, old = run.path / CHECKPOINT, run.path / OLD_CHECKPOINT
+    if not final.exists() and old.exists():
+        os.replace(old, final)
+    _remove_own_tree(run, run.path / NEW_CHECKPOINT)
+    _remove_own_tree(run, old)
 
 
 def _log(writer: Any, result: dict[str, Any], steps: int) -> dict[str, float]:
@@ -208,21 +260,34 @@ def _steps(result: dict[str, Any]) -> int:
     return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
 
 
-def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> dict[str, Any]:
-    """Run (or resume) the RLlib training of ``config``; returns the final evaluation report."""
+def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
+    """Run (or resume) the RLlib training of ``config``; returns the final evaluation report.
+
+    The output folder is locked and kept as an SB3 run's is (:mod:`training.run_folder`): a new run
+    needs an empty folder, ``force`` first removes the files a previous run wrote there.
+    """
+    out = Path(config["output"])
+    if resume and not (out / STATE).is_file():
+        raise ValueError(f"--resume: no checkpoint at {out / CHECKPOINT}")
+    with RunFolder(out).locked() as run:
+        for written in (STATE, MANIFEST):  # left by a kill during an atomic write
+            run.remove_stale_temporaries(written)
+        if resume:
+            _recover(run)
+        else:
+            run.prepare_new_run(force=force)
+        return _train(config, run, resume, quiet)
+
+
+def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.ray_connect import connect, shutdown
 
     torch.set_num_threads(config["training"]["torch_threads"])
-    out = Path(config["output"])
-    if resume and not (out / STATE).is_file():
-        raise ValueError(f"--resume: no checkpoint at {out / CHECKPOINT}")
-    if not resume and (out / STATE).exists():
-        raise ValueError(f"{out} already holds a run; use --resume to continue it or choose another output")
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+    out = run.path
+    run.write("config.yaml", yaml.safe_dump(config, sort_keys=False))
     training, evaluation, selfplay = config["training"], config["evaluation"], config["selfplay"]
     started_ray = connect(config["ray"]["address"], config["ray"]["num_cpus"])
     try:
@@ -235,7 +300,6 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
                                                inference_only=True)
             _trim_history(out / "eval_history.jsonl", state["steps"])
         else:
-            (out / "eval_history.jsonl").unlink(missing_ok=True)
             copy_shared_to(algo, snapshots)  # the league starts with frozen copies of the initial policy
             state = {"steps": 0, "iterations": 0, "elapsed_seconds": 0.0, "next_snapshot_slot": 0,
                      "next_snapshot": selfplay["every_steps"], "next_eval": evaluation["every_steps"],
@@ -264,42 +328,45 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
                 state["next_snapshot"] += selfplay["every_steps"]
             # ---- periodic evaluation in the arena against the built-in agents
             if state["steps"] >= state["next_eval"]:
-                _evaluate(algo, config, out, writer, state["steps"])
+                _evaluate(algo, config, run, writer, state["steps"], elapsed())
                 state["next_eval"] += evaluation["every_steps"]
             if state["steps"] >= state["next_checkpoint"]:
-                save_checkpoint(algo, out, dict(state, elapsed_seconds=elapsed()))
+                save_checkpoint(algo, run, dict(state, elapsed_seconds=elapsed()))
                 state["next_checkpoint"] += training["checkpoint_every"]
         state["elapsed_seconds"] = elapsed()
-        save_checkpoint(algo, out, state)
+        writer.close()
+        save_checkpoint(algo, run, state)
         agent, weights, meta = policy_agent(algo, config, state["steps"])
         save_model(out / "model", weights, meta)
-        writer.close()
+        run.record_tree("model")
         algo.stop()
     finally:
+        run.record_tree("tb")  # TensorBoard's files are the run's, even when it is interrupted
         shutdown(started_ray)
-    report = final_report(agent, config, out, state["steps"])
+    report = final_report(agent, config, run, state["steps"])
     if not quiet:
         print("\n".join(report["summary"]))
     return report
 
 
-def _evaluate(algo: Any, config: dict[str, Any], out: Path, writer: Any, steps: int) -> None:
+def _evaluate(algo: Any, config: dict[str, Any], run: RunFolder, writer: Any, steps: int, elapsed: float) -> None:
     evaluation, env = config["evaluation"], config["env"]
     agent, _, _ = policy_agent(algo, config, steps)
     report = evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
                       options=env["rules"], deals=evaluation["deals"], seed=evaluation["seed"],
                       workers=evaluation["workers"])
-    line = {"steps": steps, "opponents": report["opponents"]}
-    with open(out / "eval_history.jsonl", "a") as handle:
+    line = {"steps": steps, "elapsed_seconds": elapsed, "opponents": report["opponents"]}
+    run.record(["eval_history.jsonl"])
+    with open(run.path / "eval_history.jsonl", "a") as handle:
         handle.write(json.dumps(line) + "\n")
     for name, row in report["opponents"].items():
         writer.add_scalar(f"eval/{name}/mean_reward", row["mean_reward"], steps)
         writer.add_scalar(f"eval/{name}/diff", row["diff"], steps)
 
 
-def final_report(agent: LearnedAgent, config: dict[str, Any], out: Path, steps: int) -> dict[str, Any]:
+def final_report(agent: LearnedAgent, config: dict[str, Any], run: RunFolder, steps: int) -> dict[str, Any]:
     """The arena's evaluation of the exported policy, in ``report.json``, ``report.txt`` and ``arena/``."""
-    evaluation, env = config["evaluation"], config["env"]
+    evaluation, env, out = config["evaluation"], config["env"], run.path
     report: dict[str, Any] = {"run": config["name"], "backend": "rllib", "steps": steps, "model": str(out / "model")}
     if evaluation["final_deals"] > 0:
         report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
@@ -310,9 +377,10 @@ def final_report(agent: LearnedAgent, config: dict[str, Any], out: Path, steps: 
 
         for name, result in report.pop("arena", {}).items():
             write_outputs(result, out / "arena" / name)
+            run.record_tree(f"arena/{name}")
         report["arena_reports"] = {name: str(out / "arena" / name) for name in evaluation["baselines"]}
     else:
         report["summary"] = [f"run {config['name']}: {steps} env steps (no final evaluation)"]
-    atomic_write_text(out / "report.json", json.dumps(report, indent=2))
-    atomic_write_text(out / "report.txt", "\n".join(report["summary"]) + "\n")
+    run.write("report.json", json.dumps(report, indent=2))
+    run.write("report.txt", "\n".join(report["summary"]) + "\n")
     return report
