@@ -44,6 +44,7 @@ from .engine import IllegalActionError, new_game
 from .engine import actions as A
 from .engine.base import Game
 from .rules import resolve_rules
+from .view import SeatView, seat_view
 
 RESET_OPTIONS = ("deck", "decks", "dealer")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -145,8 +146,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.observe(agent or self.agent_selection)["action_mask"]
 
     def state(self) -> np.ndarray:
-        """The full state (all hands) for centralised critics."""
+        """The full state (all hands) for centralised critics: full information, for
+        training and debugging only; an agent must get :meth:`seat_view` instead."""
         return obs.encode_state(self._require_game())
+
+    def seat_view(self, agent: str) -> SeatView:
+        """What ``agent`` knows now (R11), as agents get it (:mod:`commerce_env.view`)."""
+        return seat_view(self._require_game(), self._seat_of(agent))
 
     # --------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -181,7 +187,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.possible_agents}
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {"illegal_action": True}
-        self.game.over = True
+        self.game.forfeit(self._seat[agent])
         self._accumulate_rewards()
 
     # ------------------------------------------------------------ actions
@@ -273,9 +279,9 @@ def render_text(game: Game, names: list[str]) -> str:
              f"phase {game.phase}, pool {game.pool}"]
     if game.table:
         lines.append(f"table: {cards(game.table)}")
-    if rules.variant == "trade_barter":
+    if game.has_stock:
         lines.append(f"stock: {len(game.stock)} cards")
-    money = rules.variant == "pool"
+    money = game.plays_for_money
     lines.append(f"{'':2}{'player':<10}{'lives' if rules.has_lives else 'counters':>9}"
                  + (f"{'money':>7}" if money else "") + "  hand")
     for seat, name in enumerate(names):

@@ -151,13 +151,13 @@ def _check_values(c: dict[str, Any], source: str) -> None:
 
 
 def _check_agent_names(names: list, key: str, source: str) -> None:
-    from agents.base import AGENTS
+    from agents.specs import check_spec  # the one parser of agent specs
 
     for entry in names:
-        name = entry.get("agent") if isinstance(entry, dict) else entry
-        if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
-            raise ValueError(f"{source}: unknown agent {name!r} in {key}; built-in agents are "
-                             f"{', '.join(sorted(AGENTS))}, or give model:<path>")
+        try:
+            check_spec(entry)
+        except ValueError as error:
+            raise ValueError(f"{source}: {key}: {error}") from None
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
