@@ -84,6 +84,7 @@ class Game:
         self.seat_bits = tuple(1 << s for s in range(num_players))  # the masks of the record's `seen`
         self.everyone = (1 << num_players) - 1
         self._stop_after_deal = False
+        self._seen_by_order: dict[tuple, tuple[int, ...]] = {}  # see _dealt_seen
         self._start_match(dealer)
 
     # ----------------------------------------------------------------- match
@@ -154,12 +155,7 @@ class Game:
             self.table = []
         self.stock = list(reversed(pack[top:]))  # stock[-1] is the top card
         self.discards: list[int] = []
-        bits = self.seat_bits
-        holders = [bits[s] for s in self.order]
-        if self.dealer_blind:
-            holders[self.position[dealer]] = 0  # R6.2: nobody sees the dealer's hand before his choice
-        seen = holders * 3 + [self.everyone] * len(self.table) + [0] * len(self.stock)
-        self.record.append((dealer, DEAL, pack, tuple(seen)))
+        self.record.append((dealer, DEAL, pack, self._dealt_seen(len(pack))))
         self.deal_start = len(self.record)  # the deal's actions start here
         if self.antes:
             for seat in self.order:
@@ -173,6 +169,22 @@ class Game:
         self._legal_cache: list[int] | None = None
         self.offer: tuple[int, int] | None = None  # (trader, offered card), face down (R5.4, R7.2)
         self._begin_deal()
+
+    def _dealt_seen(self, size: int) -> tuple[int, ...]:
+        """Who sees each card of the pack as it is dealt (R1.5, R11): a hand its holder,
+        the face-up table everyone, the stock nobody.  The same for every deal with the
+        same players, so it is made once per order of play (speed)."""
+        key = (tuple(self.order), self.dealer)
+        seen = self._seen_by_order.get(key)
+        if seen is None:
+            bits = self.seat_bits
+            holders = [bits[s] for s in self.order]
+            if self.dealer_blind:
+                holders[self.position[self.dealer]] = 0  # R6.2: nobody sees his hand before his choice
+            table = 3 if self.has_table else 0
+            seen = self._seen_by_order[key] = tuple(
+                holders * 3 + [self.everyone] * table + [0] * (size - 3 * len(holders) - table))
+        return seen
 
     def _begin_deal(self) -> None:
         """Hook: the variant's first decision of a deal (default: the eldest hand acts)."""
