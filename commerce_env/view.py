@@ -35,8 +35,7 @@ __all__ = ["SeatView", "public_text", "seat_view", "entry_text"]
 
 # Engine fields that are hidden, or rebuilt by sample_world: never copied into a view.
 _NOT_PUBLIC = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
-                         "deal_start", "position", "_rng_shared", "_stop_after_deal",
-                         "_seen_by_order"))
+                         "deal_start", "position", "_rng_shared", "_stop_after_deal"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,8 +135,7 @@ class SeatView:
         state.update(rng=world_rng, decks=[], record=sampled.record, deal_start=1, hands=hands,
                      table=sampled.table, stock=sampled.stock, discards=sampled.discards,
                      offer=sampled.offer if self.offer_from is not None else None, _legal_cache=None,
-                     position={s: i for i, s in enumerate(self.order)}, _stop_after_deal=False,
-                     _seen_by_order={})
+                     position={s: i for i, s in enumerate(self.order)}, _stop_after_deal=False)
         world = object.__new__(engine)
         world.__dict__ = state
         return world

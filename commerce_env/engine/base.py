@@ -47,6 +47,7 @@ DEAL = "deal"  # cards: the pack, top first; seen: each card's holder (R1.5), th
 SHOW = "show"  # one per hand at the showdown: shown to all (R11)
 
 STARTING_LIVES = 3  # R6.1, R7.1, R9.2
+_DEALT_SEEN: dict[tuple, tuple[int, ...]] = {}  # Game._dealt_seen's results
 
 
 class IllegalActionError(ValueError):
@@ -84,7 +85,6 @@ class Game:
         self.seat_bits = tuple(1 << s for s in range(num_players))  # the masks of the record's `seen`
         self.everyone = (1 << num_players) - 1
         self._stop_after_deal = False
-        self._seen_by_order: dict[tuple, tuple[int, ...]] = {}  # see _dealt_seen
         self._start_match(dealer)
 
     # ----------------------------------------------------------------- match
@@ -174,15 +174,15 @@ class Game:
         """Who sees each card of the pack as it is dealt (R1.5, R11): a hand its holder,
         the face-up table everyone, the stock nobody.  The same for every deal with the
         same players, so it is made once per order of play (speed)."""
-        key = (tuple(self.order), self.dealer)
-        seen = self._seen_by_order.get(key)
+        key = (self.dealer_blind, self.has_table, self.num_players, tuple(self.order), self.dealer, size)
+        seen = _DEALT_SEEN.get(key)
         if seen is None:
             bits = self.seat_bits
             holders = [bits[s] for s in self.order]
             if self.dealer_blind:
                 holders[self.position[self.dealer]] = 0  # R6.2: nobody sees his hand before his choice
             table = 3 if self.has_table else 0
-            seen = self._seen_by_order[key] = tuple(
+            seen = _DEALT_SEEN[key] = tuple(
                 holders * 3 + [self.everyone] * table + [0] * (size - 3 * len(holders) - table))
         return seen
 
