@@ -298,7 +298,8 @@ def test_search_plays_from_views_only():
 class _ViewChecker(GreedyAgent):
     """Fails unless it is handed a seat view of its own seat."""
 
-    def reset(self, seat, num_players, rules, seed=None):
+    def __init__(self):
+        super().__init__()
         self.calls, self.seats = 0, set()
 
     def act(self, view):
