@@ -1,18 +1,28 @@
 # The two set-up commands of the README: `make demo` and `make test`.
+# PYTHON is whatever `python3` is on PATH: inside an activated virtualenv, the venv's own.
 PYTHON ?= python3
 
-.PHONY: install demo test bench lint
-install:
-	$(PYTHON) -m pip install -q -e ".[train,dev]"
+# The extras every set-up installs, so that no test is skipped for a missing package.
+# An extra with tests of its own (vector, openspiel, distributed, web, ...) is added HERE,
+# and the README's "Set-up" paragraph names the same list.
+EXTRAS = train,dev,bench,render,web,distributed,openspiel
 
+.PHONY: install demo test test-ray bench lint
+install:
+	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
+
+# --force: a second `make demo` replaces the files the previous demo wrote (and nothing else).
 demo: install
-	$(PYTHON) -m training.cli demo
+	$(PYTHON) -m training.cli demo --force
 
 test: install
 	$(PYTHON) -m pytest -q -n 2
 
+# The tests that start Ray instances (marked `ray`, deselected by `make test`): one at a time, a few minutes.
+test-ray: install
+	$(PYTHON) -m pytest -q -m ray
+
 bench: install
-	$(PYTHON) -m pip install -q -e ".[bench]"
 	$(PYTHON) -m benchmarks
 
 lint:

@@ -17,8 +17,8 @@ Seating convention (also in docs/arena.md):
   (R5.4, R7.2) is always with the left neighbour, so plain rotations would
   leave "who sits next to whom" fixed and bias the comparison.  The first
   dealer is seat 0 in every game; card luck cancels out of comparisons.
-* ``deals`` is the number of games (episodes) asked for, rounded up to whole
-  groups.  A game is one deal when the rules play single deals (``deals=1``,
+* ``games`` (older name ``deals``) is the number of games (episodes) asked
+  for, rounded up to whole groups.  A game is one deal when the rules play single deals (``deals=1``,
   the default of trade and barter and of the old game), and a whole match
   otherwise; rewards are then reported per counted deal of the matches.
   An agent's ``deals`` count is its seat-deals (one per seat per deal).
@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import BadActionError, check_action
 from commerce_env.engine.base import Game
 from commerce_env.policies import listens
 from commerce_env.rules import Rules, make_rules
@@ -54,6 +55,7 @@ from .specs import make_agent
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
+BACKENDS = ("local", "ray")
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
@@ -69,12 +71,21 @@ def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] |
     watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
     while not game.is_over():
         seat = game.current_player
-        action = int(agents[seat].act(seat_view(game, seat)))
+        action = _checked_action(agents[seat], agents[seat].act(seat_view(game, seat)))
         entry = len(game.record)
         game.apply(action)
         for watcher_seat, agent in watchers:
             agent.observe(seat, public_text(game, entry, watcher_seat))
     return game.returns()
+
+
+def _checked_action(agent: Agent, action: object) -> int:
+    """An agent's action as an int; anything but an integer is the agent's bug, named."""
+    try:
+        return check_action(action)
+    except BadActionError as error:
+        name = getattr(agent, "name", type(agent).__name__)
+        raise BadActionError(f"agent {name!r} returned {action!r}: {error}") from None
 
 
 def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = None,
@@ -197,32 +208,52 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
-              options: dict[str, Any] | None = None, deals: int = 1000, seed: int = 0, workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True) -> dict:
-    """Play ``deals`` games between the ``lineup`` and summarise them (see the module docstring).
+              options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
+              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
+              games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
+    """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
-    ``duplicate=False`` gives every game its own packs (plain random deals, for
-    comparison).  Returns a JSON-able dict; with ``out_dir`` also writes
-    ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    A *game* is one episode: a deal, or a whole match when the rules play
+    matches; ``games`` is rounded up to whole *duplicate groups*.  ``deals`` is
+    the older name of ``games`` (default 1000).  ``duplicate=False`` gives every
+    game its own packs (plain random deals, for comparison).  ``backend="ray"``
+    plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
+    ``address`` or a local one), with the same result as ``workers=1``.  Every
+    argument is checked before anything is played.  Returns a JSON-able dict;
+    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
     """
+    if deals is not None and games is not None:
+        raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
+    games = 1000 if deals is None and games is None else (games if games is not None else deals)
     rules = make_rules(variant, **(options or {}))
     rules.check_players(num_players)
-    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
-        raise ValueError(f"deals must be a whole number >= 1, got {deals!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games (deals) must be a whole number >= 1, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    if not isinstance(duplicate, bool):
+        raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     names = _names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
     for spec in lineup:  # fail early on a bad name or model, before any process starts
         _build(spec)
     per_group = len(seatings(table))
-    groups = math.ceil(deals / per_group)
+    groups = math.ceil(games / per_group)
+    if out_dir is not None:
+        out = Path(out_dir)
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder")
 
     started = time.perf_counter()
     results: dict[int, list] = {}
-    for group, games in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
-        results[group] = games
+    for group, played in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress,
+                                    backend, address):
+        results[group] = played
     elapsed = time.perf_counter() - started
 
     records = [results[g] for g in range(groups)]
@@ -236,15 +267,34 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
         games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
     )
+    result["warnings"] = sample_warnings(groups)
     if out_dir is not None:
         write_outputs(result, out_dir)
     return result
 
 
-def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress):
+MIN_GROUPS = 30  # below this, bootstrap intervals and paired p-values mean little
+
+
+def sample_warnings(groups: int) -> list[str]:
+    """What to say when a sample is too small for its statistics to mean anything."""
+    if groups >= MIN_GROUPS:
+        return []
+    return [f"only {groups} duplicate group(s) (fewer than {MIN_GROUPS}): the confidence intervals "
+            "and p-values below are not meaningful; play more games"]
+
+
+def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
+                address=None):
     bar = _Progress(groups, progress)
     try:
-        if workers == 1:
+        if backend == "ray":
+            from .arena_ray import play_groups
+
+            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address):
+                yield item
+                bar.advance()
+        elif workers == 1:
             _init_worker(lineup, rules, num_players, seed, duplicate)
             for group in range(groups):
                 yield _play_group(group)
@@ -323,10 +373,13 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
             diff = per_deal[:, i] - per_deal[:, j]
             low, high = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
                                                       seat_deals[:, j], seed=seed)
+            low99, high99 = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
+                                                          seat_deals[:, j], level=0.99, seed=seed)
             difference = stats.ratio_mean(reward[:, i], seat_deals[:, i]) - stats.ratio_mean(
                 reward[:, j], seat_deals[:, j])
             pairwise.append({
                 "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
+                "ci99": [low99, high99],
                 "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": stats.paired_test(diff),
             })
     return {"agents": agents, "pairwise": pairwise, "ratings": stats.openskill_ratings(rated)}
@@ -344,10 +397,13 @@ def report_markdown(result: dict) -> str:
     lines = [
         f"# Arena: {result['variant']}, {result['num_players']} players",
         "",
-        f"{result['games']} games ({result['groups']} duplicate groups, {result['deals_played']} deals), "
-        f"seed {result['seed']}, {'duplicate' if result['duplicate'] else 'plain'} deals; "
+        f"{result['games']} games in {result['groups']} duplicate groups of {result['games_per_group']} "
+        f"seatings, {result['deals_played']} deals in all; seed {result['seed']}, "
+        f"{'duplicate' if result['duplicate'] else 'plain'} deals; "
         f"{result['deals_per_second']:.1f} deals/s with {result['workers']} worker(s).",
         "",
+        *(f"**Warning:** {w}." for w in result.get("warnings", ())),
+        *([""] if result.get("warnings") else []),
         "| rank | agent | mean reward per deal | 95% CI | win rate | deals | OpenSkill ordinal |",
         "|---:|---|---:|---|---:|---:|---:|",
     ]
@@ -422,8 +478,8 @@ def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[str], *, varian
         if learner_name in (p["a"], p["b"]):
             sign = 1.0 if p["a"] == learner_name else -1.0
             other = p["b"] if sign > 0 else p["a"]
-            low, high = (p["ci95"][0], p["ci95"][1]) if sign > 0 else (-p["ci95"][1], -p["ci95"][0])
-            versus[other] = {"difference": sign * p["mean_difference"], "ci95": [low, high],
-                             "p_value": p["p_value"]}
+            intervals = {level: list(p[level]) if sign > 0 else [-p[level][1], -p[level][0]]
+                         for level in ("ci95", "ci99")}
+            versus[other] = {"difference": sign * p["mean_difference"], **intervals, "p_value": p["p_value"]}
     return {"name": learner_name, "mean": mine["mean"], "ci95": mine["ci95"], "win_rate": mine["win_rate"],
             "vs": versus, "deals_per_second": result["deals_per_second"], "result": result}

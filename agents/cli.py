@@ -46,13 +46,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "repeated to fill the seats")
     arena.add_argument("--variant", default="trade_barter")
     arena.add_argument("--players", type=int, default=4)
-    arena.add_argument("--deals", type=int, default=1000, help="games to play, rounded up to whole duplicate groups")
+    arena.add_argument("--games", "--deals", dest="games", type=int, default=1000,
+                       help="games to play (each a deal, or a whole match when the rules play matches), "
+                       "rounded up to whole duplicate groups; --deals is its older name")
     arena.add_argument("--seed", type=int, default=0)
     arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    arena.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="ray: duplicate groups as Ray tasks (the 'distributed' extra), same result")
+    arena.add_argument("--address", default=None, help="with --backend ray: the cluster to join "
+                       "(default: RAY_ADDRESS, else a local instance)")
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true")
+    arena.add_argument("--save-games", nargs=2, metavar=("N", "FILE"), default=None,
+                       help="also write the first N games as replays (JSON lines) to the new FILE")
     arena.set_defaults(func=arena_command)
 
 
@@ -60,16 +68,26 @@ def arena_command(args: argparse.Namespace) -> int:
     from .arena import report_markdown, run_arena
 
     try:
+        if args.save_games:  # a bad N or an existing FILE fails before the arena runs
+            from .saved_games import check_save_games
+
+            check_save_games(*args.save_games)
         result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
-                           options=_options(args.option), deals=args.deals, seed=args.seed,
+                           options=_options(args.option), games=args.games, seed=args.seed,
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, backend=args.backend, address=args.address)
     except (ValueError, TypeError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2
+    for warning in result["warnings"]:
+        print(f"commerce arena: warning: {warning}", file=sys.stderr)
     print(report_markdown(result))
     if args.out:
         print(f"wrote {args.out}/result.json, report.md, mean_reward.png")
+    if args.save_games:
+        from .saved_games import save_games_command
+
+        return save_games_command(args, _agents(args.agents), _options(args.option))
     return 0
 
 

@@ -18,7 +18,9 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "search": SearchAgent,
 }
 MODEL_PREFIX = "model:"
-SPEC_FORMS = "a built-in name, model:<path>, <path>.json, {agent: name, ...arguments} or an Agent"
+OPENSPIEL_PREFIX = "openspiel:"  # an OpenSpiel bot (extra openspiel), see agents/openspiel.py
+SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {agent: name, ...arguments} "
+              "or an Agent")
 
 
 def is_model_spec(spec: str) -> bool:
@@ -33,11 +35,9 @@ def check_spec(spec: Any) -> None:
     name = spec.get("agent") if isinstance(spec, Mapping) else spec
     if not isinstance(name, str):
         raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
-    if isinstance(spec, Mapping) and is_model_spec(name):
-        return
-    if not is_model_spec(name) and name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))} "
-                         "or a model as model:<path> or <path>.json")
+    if not is_model_spec(name) and not name.startswith(OPENSPIEL_PREFIX) and name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}, "
+                         "a model as model:<path> or <path>.json, or openspiel:<bot>")
 
 
 def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None = None, **kwargs: Any) -> Agent:
@@ -57,6 +57,10 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
         return make_agent(name, variant=variant, num_players=num_players, **arguments, **kwargs)
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is {SPEC_FORMS}; got {spec!r}")
+    if spec.startswith(OPENSPIEL_PREFIX):
+        from .openspiel import make_openspiel_agent
+
+        return make_openspiel_agent(spec[len(OPENSPIEL_PREFIX):], **kwargs)
     if is_model_spec(spec):
         path = spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec
         try:
@@ -69,6 +73,6 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
     try:
         factory = AGENTS[spec]
     except KeyError:
-        raise ValueError(f"unknown agent {spec!r}; choose from {', '.join(sorted(AGENTS))} "
-                         "or a model as model:<path> or <path>.json") from None
+        raise ValueError(f"unknown agent {spec!r}; choose from {', '.join(sorted(AGENTS))}, "
+                         "a model as model:<path> or <path>.json, or openspiel:<bot>") from None
     return factory(**kwargs)

@@ -42,6 +42,7 @@ from . import observation as obs
 from .cards import CARDS
 from .engine import IllegalActionError, new_game
 from .engine import actions as A
+from .engine.actions import BadActionError
 from .engine.base import Game
 from .rules import resolve_rules
 from .view import SeatView, seat_view
@@ -53,7 +54,7 @@ ILLEGAL_ACTION_MODES = ("raise", "terminate")
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Commerce as a PettingZoo AEC env; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "commerce_v0",
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "commerce_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
@@ -65,7 +66,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             num_players = extra.get("num_players", 4)
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi or None")
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi, rgb_array or None")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from raise, terminate")
         self.render_mode = render_mode
@@ -120,7 +121,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if game.is_over():  # a whole match settled by dealt ships (R7.3): nothing to decide
+        if game.is_over():  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
+            # No step will follow, so what the match paid is paid now: every agent's
+            # ``last()`` then shows it (PettingZoo reads ``_cumulative_rewards``).
+            self.rewards = dict(zip(self.possible_agents, game.take_rewards(), strict=True))
+            self._cumulative_rewards = dict(self.rewards)
             self._finish_match(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -165,6 +170,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError("the match is over: step(None) for each agent, then reset()")
         try:
             game.apply(action)
+        except BadActionError:
+            raise  # not an action number at all: refused the same way in both modes
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -187,7 +194,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.possible_agents}
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent] = {"illegal_action": True}
-        self.game.forfeit(self._seat[agent])
+        self.game.abandon()  # the mask is empty and every observation shows the match over
         self._accumulate_rewards()
 
     # ------------------------------------------------------------ actions
@@ -213,12 +220,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return [(self.possible_agents[s], text) for s, text in game.history_texts()]
 
     # ------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if self.render_mode == "rgb_array":  # the whole table, every hand face up (commerce_env.frames)
+            from .frames import render_frame
+
+            return render_frame(self._require_game(), None, self.possible_agents)
         text = render_text(self._require_game(), self.possible_agents)
         if self.render_mode == "ansi":
             return text
@@ -306,10 +317,14 @@ def render_text(game: Game, names: list[str]) -> str:
 
 def env(variant: str | None = None, num_players: int | None = None, render_mode: str | None = None,
         config: Any = None, illegal_action: str = "raise", **options: Any) -> AECEnv:
-    """``commerce_v0`` with PettingZoo's standard wrappers (order enforcing)."""
+    """``commerce_v0`` with PettingZoo's order-enforcing wrapper.
+
+    Illegal actions are handled by ``raw_env`` alone (``illegal_action``), not also
+    by PettingZoo's ``TerminateIllegalWrapper``: only the env can end the engine's
+    match, so that after the end the mask is empty and the observations say so, and
+    refuse a value that is no action number with the same error in both modes.
+    """
     environment: AECEnv = raw_env(variant=variant, num_players=num_players, render_mode=render_mode,
                                   config=config, illegal_action=illegal_action, **options)
-    if illegal_action == "terminate":
-        environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = _OrderEnforcingWrapper(environment)
     return environment

@@ -24,12 +24,19 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
   decisions, including what the opponents' moves and the settlement pay it;
   never another seat's reward.
 * An illegal action (the checkers sample unmasked actions) ends the episode
-  with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention), or
-  raises with ``illegal_action="raise"``.  A masked policy never takes one.
+  with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention; the
+  mask is then empty and the observation shows the match over), or raises
+  with ``illegal_action="raise"``.  A masked policy never takes one.
 * An episode is one match (R4.5).  A match that ends before the learner has a
-  decision (e.g. the players before him knock at once) gives no learning
-  signal: reset deals a new match in that case (see :meth:`CommerceEnv.reset`).
-  Evaluate agents in the arena, which counts every deal.
+  decision (e.g. the players before him knock at once, or dealt flushes settle
+  it, R7.3) gives no decision to learn from: reset deals a new match in that
+  case (see :meth:`CommerceEnv.reset`), and what the skipped match paid the
+  learner is added to the first reward of the new episode (reset's
+  ``info["carried"]`` says how much), so no transfer is ever lost.  Evaluate
+  agents in the arena, which counts every deal.
+* Actions are integers (Python or numpy integer types); anything else (a
+  float, a string, ``None``) is refused with a ``ValueError`` naming it in
+  both illegal-action modes, and changes nothing.
 
 This module imports neither torch nor stable-baselines3.
 """
@@ -148,7 +155,7 @@ def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> li
 class CommerceEnv(gymnasium.Env):
     """One learner against a pool of opponents; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
                  opponents: Sequence[Any] | None = None, opponent_weights: Sequence[float] | None = None,
@@ -159,7 +166,7 @@ class CommerceEnv(gymnasium.Env):
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human or None")
+            raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human, rgb_array or None")
         self._check_seat(seat, num_players)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
@@ -248,9 +255,10 @@ class CommerceEnv(gymnasium.Env):
         ``options``: ``deck``/``decks`` and ``dealer`` as in the AEC env, and
         ``seat`` to place the learner.  If the match ends before the learner
         has a decision, another match is dealt (the given packs are then used
-        up and the rest are shuffled); give a deal where the learner acts.
+        up and the rest are shuffled), and what it paid the learner is carried
+        into the first step's reward.  Everything is checked before anything
+        changes: a bad option raises and leaves the env as it was.
         """
-        super().reset(seed=seed)
         options = dict(options or {})
         unknown = [key for key in options if key not in RESET_OPTIONS]
         if unknown:
@@ -260,33 +268,38 @@ class CommerceEnv(gymnasium.Env):
         decks = [options["deck"]] if "deck" in options else options.get("decks")
         seat_option = options.get("seat", self.seat_mode)
         self._check_seat(seat_option, self.num_players)
-        if seed is not None:
-            self._rng = random.Random(seed)
-            self._episode = 0
-        dealer = options.get("dealer", self._rng.randrange(self.num_players))
+        # Draw from a copy of the RNG: it replaces the env's only once the new game is valid.
+        rng = random.Random(seed) if seed is not None else _copy_rng(self._rng)
+        episode = 0 if seed is not None else self._episode
+        dealer = options["dealer"] if "dealer" in options else rng.randrange(self.num_players)
         if seat_option == "rotate":
-            seat = self._episode % self.num_players
+            seat = episode % self.num_players
         elif seat_option == "random":
-            seat = self._rng.randrange(self.num_players)
+            seat = rng.randrange(self.num_players)
         else:
             seat = seat_option
-        game_rng = random.Random(self._rng.getrandbits(64))
-        game = new_game(self.rules, self.num_players, decks=decks, dealer=dealer, rng=game_rng)
-        self._episode += 1
+        game = new_game(self.rules, self.num_players, decks=decks, dealer=dealer,
+                        rng=random.Random(rng.getrandbits(64)))  # raises on a bad pack or dealer
+        super().reset(seed=seed)
+        self._rng = rng
+        self._episode = episode + 1
         self.seat = seat
+        carried = 0.0  # what matches skipped here paid the learner
         for _ in range(MAX_REDEALS):
             self.game = game
             self._seat_opponents()
-            self._carry = self._play_opponents()
+            before_decision = self._play_opponents()
             if not game.is_over():
                 break
+            carried += before_decision
             game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
                             rng=random.Random(self._rng.getrandbits(64)))
         else:
             raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
+        self._carry = carried + before_decision
         if self.render_mode == "human":
             self.render()
-        return self._observe(), {"seat": seat}
+        return self._observe(), {"seat": seat, "carried": carried}
 
     def step(self, action: Any):
         game = self._require_game()
@@ -294,9 +307,9 @@ class CommerceEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
-        action = int(action)
+        action = A.check_action(action)  # a float, a string or None is refused in every mode
         if action not in game.legal_actions() and self.illegal_action == "terminate":
-            game.forfeit(self.seat)  # the match is abandoned; the learner is penalised
+            game.abandon()  # the match ends: the mask is empty and the observation says so
             return self._observe(), ILLEGAL_REWARD, True, False, {
                 "seat": self.seat, "illegal_action": True}
         self._apply(self.seat, action)
@@ -310,13 +323,17 @@ class CommerceEnv(gymnasium.Env):
             self.render()
         return self._observe(), float(reward), terminated, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         from .aec_env import render_text
 
         names = [("learner" if s == self.seat else f"player_{s}") for s in range(self.num_players)]
+        if self.render_mode == "rgb_array":  # the table as the learner sees it (R11)
+            from .frames import render_frame
+
+            return render_frame(self._require_game(), self.seat, names)
         text = render_text(self._require_game(), names)
         if self.render_mode == "ansi":
             return text
@@ -363,6 +380,12 @@ class CommerceEnv(gymnasium.Env):
         if self.game is None:
             raise RuntimeError("call reset() before using the env")
         return self.game
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    copy = random.Random.__new__(random.Random)  # no seeding from urandom: setstate fills it
+    copy.setstate(rng.getstate())
+    return copy
 
 
 register = register_gymnasium  # importing commerce_env has registered the id already

@@ -31,7 +31,7 @@ from .engine.determinize import sample_deal
 from .knowledge import masked, placed_discards, public_places, seat_record
 from .rules import Rules
 
-__all__ = ["SeatView", "public_text", "seat_view", "entry_text"]
+__all__ = ["SeatView", "entry_text", "pending_text", "public_text", "seat_view"]
 
 # Engine fields that are hidden, or rebuilt by sample_world: never copied into a view.
 _NOT_PUBLIC = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
@@ -163,6 +163,12 @@ def entry_text(kind: str, cards: tuple) -> str:
 def public_text(game: Game, index: int, observer: int) -> str:
     """Record entry ``index`` of ``game`` as ``observer`` knows it (R11)."""
     _, kind, cards, _ = masked(game.record[index], game.seat_bits[observer])
+    return entry_text(kind, cards)
+
+
+def pending_text(game: Game, action: int, observer: int) -> str:
+    """The action the player to act is about to take, as ``observer`` will know it (R11)."""
+    _, kind, cards, _ = masked(game.record_entry(action), game.seat_bits[observer])
     return entry_text(kind, cards)
 
 

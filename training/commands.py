@@ -10,22 +10,50 @@ from pathlib import Path
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1 (``--steps 0`` is refused, not ignored)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def positive_minutes(text: str) -> float:
+    """An argparse type: minutes > 0 (``--minutes 0`` is refused, not ignored)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of minutes > 0, got {text!r}")
+    return value
+
+
 def _train(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .train import train
 
     overrides: dict = {}
-    if args.output:
+    if args.output is not None:
         overrides["output"] = args.output
-    if args.steps:
+    if args.steps is not None:
         overrides["training"] = {"total_timesteps": args.steps}
-    if args.minutes:
+    if args.minutes is not None:
         overrides.setdefault("training", {})["time_limit_minutes"] = args.minutes
     if args.no_progress:
         overrides.setdefault("training", {})["progress_bar"] = False
     try:
         config = load_config(args.config, overrides)
-        train(config, resume=args.resume)
+        if config["backend"] == "rllib":
+            from .rllib_train import train as train_rllib
+
+            train_rllib(config, resume=args.resume, force=args.force)
+        else:
+            from .train import train
+
+            train(config, resume=args.resume, force=args.force)
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
@@ -37,26 +65,23 @@ def _demo(args: argparse.Namespace) -> int:
     from .train import train
 
     overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
-    config = load_config(args.config, overrides)
-    out = Path(config["output"])
-    if (out / "config.yaml").exists():  # a previous demo run: the demo always starts afresh
-        import shutil
-
-        shutil.rmtree(out)
-    print(f"Training a MaskablePPO agent on {config['env']['variant']} ({config['env']['num_players']} players) "
-          f"against {', '.join(config['opponents']['pool'])} for up to {args.minutes:g} minutes; "
-          f"TensorBoard logs in {out / 'tb'}")
-    train(config)
+    try:
+        config = load_config(args.config, overrides)
+        out = Path(config["output"])
+        print(f"Training a MaskablePPO agent on {config['env']['variant']} ({config['env']['num_players']} "
+              f"players) against {', '.join(config['opponents']['pool'])} for up to {args.minutes:g} minutes; "
+              f"TensorBoard logs in {out / 'tb'}")
+        train(config, force=args.force)
+    except ValueError as error:
+        print(f"commerce demo: {error}", file=sys.stderr)
+        return 2
     print(f"\nModel (safe format): {out / 'model'}; report: {out / 'report.txt'}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     """Checkpoint zip (our own run: trusted) -> safe model folder."""
-    from sb3_contrib import MaskablePPO
-
     from .config import validate
-    from .train import export_model
 
     run = Path(args.run)
     checkpoint = Path(args.checkpoint) if args.checkpoint else run / "checkpoints" / "last.zip"
@@ -64,31 +89,51 @@ def _export(args: argparse.Namespace) -> int:
         import yaml
 
         config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
+        if config["backend"] == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
+            from .rllib_train import export_checkpoint
+
+            folder, steps = export_checkpoint(run, config, args.out)
+            print(json.dumps({"model": str(folder), "steps": steps}))
+            return 0
         if not checkpoint.is_file():
             raise ValueError(f"no checkpoint at {checkpoint}")
     except (OSError, ValueError) as error:
         print(f"commerce export: {error}", file=sys.stderr)
         return 2
+    from sb3_contrib import MaskablePPO
+
+    from .train import export_model
+
     model = MaskablePPO.load(str(checkpoint), device="cpu")
-    folder = export_model(model, config, args.out)
+    try:
+        folder = export_model(model, config, args.out)
+    except ValueError as error:
+        print(f"commerce export: {error}", file=sys.stderr)
+        return 2
     print(json.dumps({"model": str(folder), "steps": int(model.num_timesteps)}))
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train MaskablePPO from a YAML config (configs/train/)")
+    p = subparsers.add_parser("train", help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
+                              "self-play with backend: rllib")
     p.add_argument("--config", required=True, help="training config YAML")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--output", help="run folder (overrides the config's output)")
-    p.add_argument("--steps", type=int, help="total env steps (overrides training.total_timesteps)")
-    p.add_argument("--minutes", type=float, help="wall-clock budget (overrides training.time_limit_minutes)")
+    p.add_argument("--steps", type=positive_int, help="total env steps (overrides training.total_timesteps)")
+    p.add_argument("--minutes", type=positive_minutes,
+                   help="wall-clock budget (overrides training.time_limit_minutes)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true", help="replace a previous run in the output folder (removes "
+                   "only the files that run wrote)")
     p.set_defaults(func=_train)
 
     p = subparsers.add_parser("demo", help="train a small agent for a few minutes, then evaluate it in the arena")
-    p.add_argument("--minutes", type=float, default=3.0, help="training wall-clock budget (default 3)")
+    p.add_argument("--minutes", type=positive_minutes, default=3.0, help="training wall-clock budget (default 3)")
     p.add_argument("--config", default=str(CONFIG_DIR / "demo.yaml"))
     p.add_argument("--output", default="runs/demo")
+    p.add_argument("--force", action="store_true", help="replace a previous demo in the output folder (removes "
+                   "only the files that run wrote; `make demo` passes it)")
     p.set_defaults(func=_demo)
 
     p = subparsers.add_parser("export", help="export a run's checkpoint as a safe model (no pickle)")

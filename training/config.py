@@ -16,18 +16,21 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
+``backend: rllib`` makes it an RLlib run, configured and checked by :mod:`training.rllib_config`.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import math
 from pathlib import Path
 from typing import Any
 
 from commerce_env.rules import make_rules
 
 DEFAULTS: dict[str, Any] = {
+    "backend": "sb3",
     "name": "run",
     "seed": 0,
     "output": "runs/run",
@@ -42,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
                    "seed": 12345, "workers": 1},
 }
+BACKENDS = ("sb3", "rllib")
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
 PPO_RESERVED = ("policy", "env", "seed", "tensorboard_log", "policy_kwargs", "verbose", "device", "_init_setup_model")
@@ -53,19 +57,73 @@ def _ppo_arguments() -> set[str]:
     return set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", *PPO_RESERVED}
 
 
-def _require(ok: bool, key: str, value: Any, expected: str, source: str) -> None:
-    if not ok:
-        raise ValueError(f"{source}: bad value {value!r} for {key!r}; expected {expected}")
+# Limits beyond which a value is a typo, not a plan.
+MAX_SEED = 2**31 - 1  # seeds are offset per env and per deal; numpy takes at most 2**32 - 1
+MAX_STEPS = 10**10
+MAX_MINUTES = 7 * 24 * 60
+MAX_ENVS = 128
+MAX_THREADS = 256
+MAX_DEALS = 10**7
+MAX_ROLLOUT = 2**20  # ppo.n_steps (per env)
+MAX_EPOCHS = 1000
+MAX_SNAPSHOTS = 1000
 
 
-def _is_int(value: Any, minimum: int = 0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+class _Checker:
+    """Checks one config's values; every failure is a ``ValueError`` naming the file and the key."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, key: str, value: Any, expected: str) -> None:
+        hint = ""
+        if isinstance(value, str) and _looks_numeric(value):
+            hint = " (YAML reads a number like 1e-3 as text: write 1.0e-3)"
+        raise ValueError(f"{self.source}: bad value {value!r} for {key!r}; expected {expected}{hint}")
+
+    def require(self, ok: bool, key: str, value: Any, expected: str) -> None:
+        if not ok:
+            self.fail(key, value, expected)
+
+    def integer(self, key: str, value: Any, low: int, high: int) -> None:
+        self.require(_is_int(value) and low <= value <= high, key, value, f"a whole number from {low} to {high:,}")
+
+    def number(self, key: str, value: Any, low: float, high: float, low_open: bool = False,
+               optional: bool = False) -> None:
+        if optional and value is None:
+            return
+        ok = _is_number(value) and (value > low if low_open else value >= low) and value <= high
+        bound = f"> {low:g}" if low_open else f">= {low:g}"
+        self.require(ok, key, value, ("null or " if optional else "") + f"a number {bound} and <= {high:g}")
+
+    def boolean(self, key: str, value: Any) -> None:
+        self.require(isinstance(value, bool), key, value, "true or false")
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a training config must be a mapping of sections, got {type(data).__name__}")
+    if data.get("backend") == "rllib":
+        from .rllib_config import validate as validate_rllib
+
+        return validate_rllib(data, source)
     config = copy.deepcopy(DEFAULTS)
     for key, value in data.items():
         if key not in DEFAULTS:
@@ -83,16 +141,20 @@ def validate(data: Any, source: str = "config") -> dict[str, Any]:
             config[key].update(value)
         else:
             config[key] = value
-    _check_values(config, source)
+    _check_values(config, _Checker(source))
     return config
 
 
-def _check_values(c: dict[str, Any], source: str) -> None:
-    _require(isinstance(c["name"], str) and c["name"], "name", c["name"], "a non-empty string", source)
-    _require(_is_int(c["seed"]), "seed", c["seed"], "a whole number >= 0", source)
-    _require(isinstance(c["output"], str) and c["output"], "output", c["output"], "a folder path", source)
+def _check_values(c: dict[str, Any], check: _Checker) -> None:
+    source = check.source
+    check.require(c["backend"] in BACKENDS, "backend", c["backend"], " or ".join(BACKENDS))
+    check.require(isinstance(c["name"], str) and c["name"].strip() != "", "name", c["name"], "a non-empty string")
+    check.integer("seed", c["seed"], 0, MAX_SEED)
+    check.require(isinstance(c["output"], str) and c["output"].strip() != "", "output", c["output"], "a folder path")
     env = c["env"]
-    _require(isinstance(env["rules"], dict), "env.rules", env["rules"], "a mapping of rule options", source)
+    check.require(isinstance(env["rules"], dict), "env.rules", env["rules"], "a mapping of rule options")
+    check.require(isinstance(env["variant"], str), "env.variant", env["variant"], "a variant name")
+    check.require(_is_int(env["num_players"]), "env.num_players", env["num_players"], "a whole number of players")
     try:
         rules = make_rules(env["variant"], **env["rules"])
         rules.check_players(env["num_players"])
@@ -101,63 +163,98 @@ def _check_values(c: dict[str, Any], source: str) -> None:
     features = env["features"]
     from commerce_env.single_agent import FEATURES
 
-    _require(isinstance(features, list) and all(f in FEATURES for f in features), "env.features", features,
-             f"a list of feature names from: {', '.join(FEATURES)}", source)
+    check.require(isinstance(features, list) and all(isinstance(f, str) and f in FEATURES for f in features),
+                  "env.features", features, f"a list of feature names from: {', '.join(FEATURES)}")
     seat = env["seat"]
-    _require(seat in ("rotate", "random") or (_is_int(seat) and seat < env["num_players"]), "env.seat", seat,
-             "rotate, random or a seat number", source)
+    check.require(seat in ("rotate", "random") or (_is_int(seat) and 0 <= seat < env["num_players"]), "env.seat",
+                  seat, f"rotate, random or a seat number from 0 to {env['num_players'] - 1}")
     pool = c["opponents"]["pool"]
-    _require(isinstance(pool, list) and pool and all(isinstance(p, (str, dict)) for p in pool), "opponents.pool",
-             pool, "a non-empty list of agent names, model:<path> or {agent: name, ...arguments}", source)
-    _check_agent_names(pool, "opponents.pool", source)
+    check.require(isinstance(pool, list) and pool != [] and all(isinstance(p, (str, dict)) for p in pool),
+                  "opponents.pool", pool, "a non-empty list of agent names, model:<path> or {agent: name, ...}")
+    _check_agents(pool, "opponents.pool", rules, env["num_players"], check)
     weights = c["opponents"]["weights"]
-    _require(weights is None or (isinstance(weights, list) and len(weights) == len(pool)
-                                 and all(isinstance(w, (int, float)) and w >= 0 for w in weights)
-                                 and sum(weights) > 0),
-             "opponents.weights", weights, "null or one non-negative weight per pool entry", source)
+    check.require(weights is None or (isinstance(weights, list) and len(weights) == len(pool)
+                                      and all(_is_number(w) and w >= 0 for w in weights) and sum(weights) > 0),
+                  "opponents.weights", weights, "null or one non-negative weight per pool entry, not all zero")
     sp = c["selfplay"]
-    _require(isinstance(sp["enabled"], bool), "selfplay.enabled", sp["enabled"], "true or false", source)
-    _require(_is_int(sp["every_steps"], 1), "selfplay.every_steps", sp["every_steps"], "a whole number >= 1", source)
-    _require(_is_int(sp["max_snapshots"], 1), "selfplay.max_snapshots", sp["max_snapshots"], "a number >= 1", source)
-    share = sp["snapshot_share"]
-    _require(isinstance(share, (int, float)) and 0 <= share <= 1, "selfplay.snapshot_share", share,
-             "a fraction from 0 to 1", source)
+    check.boolean("selfplay.enabled", sp["enabled"])
+    check.integer("selfplay.every_steps", sp["every_steps"], 1, MAX_STEPS)
+    check.integer("selfplay.max_snapshots", sp["max_snapshots"], 1, MAX_SNAPSHOTS)
+    check.number("selfplay.snapshot_share", sp["snapshot_share"], 0, 1)
     t = c["training"]
-    _require(_is_int(t["total_timesteps"], 1), "training.total_timesteps", t["total_timesteps"], "a number >= 1",
-             source)
-    limit = t["time_limit_minutes"]
-    _require(limit is None or (isinstance(limit, (int, float)) and limit > 0), "training.time_limit_minutes",
-             limit, "null or minutes > 0", source)
-    _require(_is_int(t["n_envs"], 1), "training.n_envs", t["n_envs"], "a whole number >= 1", source)
-    _require(t["vec_env"] in ("dummy", "subproc"), "training.vec_env", t["vec_env"], "dummy or subproc", source)
-    _require(_is_int(t["checkpoint_every"], 1), "training.checkpoint_every", t["checkpoint_every"],
-             "a whole number >= 1", source)
-    _require(isinstance(t["progress_bar"], bool), "training.progress_bar", t["progress_bar"], "true or false", source)
-    _require(_is_int(t["torch_threads"], 1), "training.torch_threads", t["torch_threads"], "a number >= 1", source)
+    check.integer("training.total_timesteps", t["total_timesteps"], 1, MAX_STEPS)
+    check.number("training.time_limit_minutes", t["time_limit_minutes"], 0, MAX_MINUTES, low_open=True,
+                 optional=True)
+    check.integer("training.n_envs", t["n_envs"], 1, MAX_ENVS)
+    check.require(t["vec_env"] in ("dummy", "subproc"), "training.vec_env", t["vec_env"], "dummy or subproc")
+    check.integer("training.checkpoint_every", t["checkpoint_every"], 1, MAX_STEPS)
+    check.boolean("training.progress_bar", t["progress_bar"])
+    check.integer("training.torch_threads", t["torch_threads"], 1, MAX_THREADS)
     p = c["policy"]
-    _require(isinstance(p["net_arch"], list) and p["net_arch"] and all(_is_int(h, 1) for h in p["net_arch"]),
-             "policy.net_arch", p["net_arch"], "a list of hidden layer sizes", source)
-    _require(p["activation"] in ("tanh", "relu"), "policy.activation", p["activation"], "tanh or relu", source)
+    from agents.learned import check_hidden
+
+    problem = check_hidden(p["net_arch"])
+    check.require(problem is None, "policy.net_arch", p["net_arch"],
+                  f"{problem} (the limits of a saved model, agents.learned)")
+    check.require(p["activation"] in ("tanh", "relu"), "policy.activation", p["activation"], "tanh or relu")
+    _check_ppo(c["ppo"], check)
     e = c["evaluation"]
-    _require(_is_int(e["every_steps"], 1), "evaluation.every_steps", e["every_steps"], "a whole number >= 1", source)
-    _require(_is_int(e["deals"], 1), "evaluation.deals", e["deals"], "a whole number >= 1", source)
-    _require(_is_int(e["final_deals"], 0), "evaluation.final_deals", e["final_deals"], "a whole number >= 0", source)
-    _require(_is_int(e["seed"]), "evaluation.seed", e["seed"], "a whole number >= 0", source)
-    _require(_is_int(e["workers"], 1), "evaluation.workers", e["workers"], "a whole number >= 1", source)
+    check.integer("evaluation.every_steps", e["every_steps"], 1, MAX_STEPS)
+    check.integer("evaluation.deals", e["deals"], 1, MAX_DEALS)
+    check.integer("evaluation.final_deals", e["final_deals"], 0, MAX_DEALS)
+    check.integer("evaluation.seed", e["seed"], 0, MAX_SEED)
+    check.integer("evaluation.workers", e["workers"], 1, MAX_THREADS)
     baselines = e["baselines"]
-    _require(isinstance(baselines, list) and baselines and all(isinstance(b, str) for b in baselines),
-             "evaluation.baselines", baselines, "a non-empty list of agent names", source)
-    _check_agent_names(baselines, "evaluation.baselines", source)
+    check.require(isinstance(baselines, list) and baselines != [] and all(isinstance(b, str) for b in baselines),
+                  "evaluation.baselines", baselines, "a non-empty list of agent names")
+    _check_agents(baselines, "evaluation.baselines", rules, env["num_players"], check)
 
 
-def _check_agent_names(names: list, key: str, source: str) -> None:
-    from agents.specs import check_spec  # the one parser of agent specs
+def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:
+    """The MaskablePPO arguments a config may set, each with its range (others are refused by name)."""
+    numbers = {"learning_rate": (0, 1, True), "gamma": (0, 1, False), "gae_lambda": (0, 1, False),
+               "clip_range": (0, 10, True), "ent_coef": (0, 10, False), "vf_coef": (0, 10, False),
+               "max_grad_norm": (0, 1e6, True)}
+    optional = {"clip_range_vf": (0, 10, True), "target_kl": (0, 10, True)}
+    for key, value in ppo.items():
+        name = f"ppo.{key}"
+        if key in numbers:
+            check.number(name, value, *numbers[key])
+        elif key in optional:
+            check.number(name, value, *optional[key], optional=True)
+        elif key == "n_steps":
+            check.integer(name, value, 2, MAX_ROLLOUT)
+        elif key == "batch_size":
+            check.integer(name, value, 2, MAX_ROLLOUT * MAX_ENVS)
+        elif key in ("n_epochs", "stats_window_size"):
+            check.integer(name, value, 1, MAX_EPOCHS if key == "n_epochs" else 10**6)
+        elif key == "normalize_advantage":
+            check.boolean(name, value)
+        else:
+            check.fail(name, value, "not to be set from a config (the run chooses it)")
 
-    for entry in names:
+
+def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: _Checker) -> None:
+    """Each entry builds the agent it names, as the env will build it: names, arguments and model files."""
+    from agents.specs import check_spec, make_agent  # the one parser of agent specs
+
+    for i, entry in enumerate(entries):
+        where = f"{key}[{i}]"
+        name = entry.get("agent") if isinstance(entry, dict) else entry
         try:
             check_spec(entry)
         except ValueError as error:
-            raise ValueError(f"{source}: {key}: {error}") from None
+            raise ValueError(f"{check.source}: {where}: {error}") from None
+        if isinstance(entry, dict) and "trust_sb3_zip" in entry:
+            raise ValueError(f"{check.source}: {where}.trust_sb3_zip: a config cannot make the project unpickle "
+                             "(a stable-baselines3 .zip runs the code inside it when loaded); export the model "
+                             "with `commerce export --run <folder> --out <model folder>` and give "
+                             "model:<model folder>, or load a zip you made yourself in Python with "
+                             "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...)")
+        try:
+            make_agent(entry, variant=rules.variant, num_players=num_players)
+        except Exception as error:  # an agent's own check of its arguments, whatever its type
+            raise ValueError(f"{check.source}: {where} ({name}): {error}") from None
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:

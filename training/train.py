@@ -5,29 +5,32 @@ The run folder (``output`` in the config) holds:
 * ``config.yaml``: the full config of the run (defaults filled in)
 * ``checkpoints/last.zip`` + ``checkpoints/state.json``: the latest checkpoint,
   written at the end of a rollout every ``checkpoint_every`` steps, each file
-  through a temporary file and ``os.replace`` (a kill never leaves a
+  atomically (:func:`commerce_env.files.atomic_write`: a kill never leaves a
   half-written checkpoint); ``--resume`` continues from it with its step count
 * ``tb/``: TensorBoard logs (SB3's ``rollout/``, ``train/`` and our ``eval/``)
 * ``snapshots/step_<n>/``: self-play snapshots of the learner (safe format)
 * ``eval_history.jsonl``: the periodic evaluations (steps, mean reward, CIs)
 * ``model/``: the final policy in the safe format (:mod:`agents.learned`)
 * ``report.json`` / ``report.txt``: the final duplicate-deal evaluation
+* ``.commerce-run.json`` / ``.commerce-run.lock``: the files the run wrote, and
+  the lock that keeps a second run out (:mod:`training.run_folder`)
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
+from agents.learned import ZIP_RULES_KEY, LearnedAgent, make_meta, save_model, weights_from_policy
+from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
 from .evaluation import evaluate, summary_lines
+from .run_folder import MANIFEST, RunFolder
 
 CHECKPOINT = "checkpoints/last.zip"
 STATE = "checkpoints/state.json"
@@ -79,40 +82,32 @@ def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[Lear
     return LearnedAgent(weights, meta), weights, meta
 
 
-def export_model(model: Any, config: dict[str, Any], folder: str | Path) -> Path:
-    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`)."""
+def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None) -> Path:
+    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files."""
     _, weights, meta = policy_agent(model, config)
-    return save_model(folder, weights, meta)
+    folder = save_model(folder, weights, meta)
+    if run is not None:
+        run.record_tree(Path(folder).relative_to(run.path).as_posix())
+    return folder
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def save_checkpoint(model: Any, out: Path, state: dict[str, Any]) -> None:
-    """The model zip then its state, each written to a temporary file and renamed into place."""
-    path = out / CHECKPOINT
+def save_checkpoint(model: Any, run: RunFolder, state: dict[str, Any]) -> None:
+    """The model zip then its state, each written atomically; TensorBoard's files recorded with them."""
+    path = run.path / CHECKPOINT
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(".last.zip.tmp")
-    with open(tmp, "wb") as handle:
-        model.save(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    atomic_write_text(out / STATE, json.dumps(dict(state, num_timesteps=int(model.num_timesteps)), indent=2))
+    atomic_write(path, model.save)
+    run.record([path])
+    run.write(STATE, json.dumps(dict(state, num_timesteps=int(model.num_timesteps)), indent=2))
+    run.record_tree("tb")
 
 
 # ------------------------------------------------------------ callbacks
-def _callbacks(config: dict[str, Any], out: Path, state: dict[str, Any], started: float):
+def _callbacks(config: dict[str, Any], run: RunFolder, state: dict[str, Any], started: float):
     from stable_baselines3.common.callbacks import BaseCallback
 
     training, evaluation, selfplay = config["training"], config["evaluation"], config["selfplay"]
     limit = training["time_limit_minutes"]
+    out = run.path
 
     class RunCallback(BaseCallback):
         """Checkpoints, self-play snapshots, evaluations and the time budget, at rollout ends."""
@@ -136,10 +131,10 @@ def _callbacks(config: dict[str, Any], out: Path, state: dict[str, Any], started
                 self._checkpoint()
 
         def _checkpoint(self) -> None:
-            save_checkpoint(self.model, out, dict(state, elapsed_seconds=self._elapsed()))
+            save_checkpoint(self.model, run, dict(state, elapsed_seconds=self._elapsed()))
 
         def _snapshot(self, steps: int) -> None:
-            folder = export_model(self.model, config, out / "snapshots" / f"step_{steps}")
+            folder = export_model(self.model, config, out / "snapshots" / f"step_{steps}", run)
             self.training_env.env_method("add_snapshot", str(folder))
             state["snapshots"] = (state["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
 
@@ -154,6 +149,7 @@ def _callbacks(config: dict[str, Any], out: Path, state: dict[str, Any], started
                 self.logger.record(f"eval/{name}/diff", row["diff"])
             self.logger.dump(steps)
             report.pop("arena", None)
+            run.record(["eval_history.jsonl"])
             with open(out / "eval_history.jsonl", "a") as handle:
                 handle.write(json.dumps({"steps": int(steps), "elapsed_seconds": self._elapsed(),
                                          "opponents": report["opponents"]}) + "\n")
@@ -161,33 +157,46 @@ def _callbacks(config: dict[str, Any], out: Path, state: dict[str, Any], started
     return RunCallback()
 
 
+def budget_progress(steps: int, total_steps: int, elapsed: float, limit_minutes: float | None) -> tuple[float, str]:
+    """How far the run is, as the fraction of whichever budget is nearer its end, and which one that is."""
+    by_steps = min(steps / total_steps, 1.0)
+    if limit_minutes is None:
+        return by_steps, "steps"
+    by_time = min(elapsed / (limit_minutes * 60), 1.0)
+    return (by_steps, "steps") if by_steps >= by_time else (by_time, "time")
+
+
 def _progress_bar(config: dict[str, Any], state: dict[str, Any], started: float):
-    """A tqdm bar over the budget that ends the run first: steps, or minutes when a time limit is set."""
+    """A tqdm bar over the budget that ends the run: the step budget or the time limit, whichever is nearer."""
     from stable_baselines3.common.callbacks import BaseCallback
     from tqdm.auto import tqdm
 
     training = config["training"]
-    limit = training["time_limit_minutes"]
+    limit, total = training["time_limit_minutes"], training["total_timesteps"]
+    budget = f"{total:,} steps" + (f" or {limit:g} min" if limit is not None else "")
 
     class ProgressBar(BaseCallback):
         def _on_training_start(self) -> None:
-            if limit is None:
-                self.bar = tqdm(total=training["total_timesteps"], initial=self.model.num_timesteps, unit="step")
-            else:
-                self.bar = tqdm(total=round(limit * 60), initial=round(state["elapsed_seconds"]), unit="s",
-                                bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s {postfix}")
+            self.bar = tqdm(total=1000, leave=True, bar_format="training: {percentage:3.0f}%|{bar}| {desc}")
+            self._update()
+
+        def _update(self) -> None:
+            elapsed = state["elapsed_seconds"] + time.monotonic() - started
+            steps = self.model.num_timesteps
+            fraction, leading = budget_progress(steps, total, elapsed, limit)
+            self.bar.set_description_str(f"{steps:,} steps, {elapsed:.0f} s of {budget} (ends on {leading})",
+                                         refresh=False)
+            done = round(fraction * 1000)
+            if done != self.bar.n:
+                self.bar.update(done - self.bar.n)
 
         def _on_step(self) -> bool:
-            if limit is None:
-                self.bar.update(self.model.num_timesteps - self.bar.n)
-            else:
-                elapsed = min(state["elapsed_seconds"] + time.monotonic() - started, limit * 60)
-                if elapsed - self.bar.n >= 1:
-                    self.bar.update(elapsed - self.bar.n)
-                    self.bar.set_postfix_str(f"{self.model.num_timesteps:,} steps", refresh=False)
+            if self.n_calls % 64 == 0:
+                self._update()
             return True
 
         def _on_training_end(self) -> None:
+            self._update()
             self.bar.close()
 
     return ProgressBar()
@@ -212,25 +221,36 @@ def _trim_history(path: Path, steps: int) -> None:
     if path.exists():
         lines = [line for line in path.read_text().splitlines() if line.strip()]
         kept = [line for line in lines if json.loads(line)["steps"] <= steps]
-        atomic_write_text(path, "".join(line + "\n" for line in kept))
+        atomic_write(path, "".join(line + "\n" for line in kept))
 
 
-def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> dict[str, Any]:
-    """Run (or resume) the training of ``config``; returns the final evaluation report."""
-    import torch
-    from sb3_contrib import MaskablePPO
+def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
+    """Run (or resume) the training of ``config``; returns the final evaluation report.
 
-    torch.set_num_threads(config["training"]["torch_threads"])
+    The output folder is locked for the run (a second run on it is refused).  A
+    new run needs an empty folder; ``force`` first removes the files a previous
+    run wrote there (and only those: :mod:`training.run_folder`).
+    """
     out = Path(config["output"])
     checkpoint = out / CHECKPOINT
     if resume and not checkpoint.is_file():
         raise ValueError(f"--resume: no checkpoint at {checkpoint}")
-    if not resume and checkpoint.is_file():
-        raise ValueError(f"{out} already holds a run; use --resume to continue it or choose another output")
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("checkpoints/.*.tmp"):  # left by a kill during a write; the renamed file is whole
-        stale.unlink()
-    atomic_write_text(out / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+    with RunFolder(out).locked() as run:
+        for written in (CHECKPOINT, STATE, MANIFEST):  # left by a kill during an atomic write
+            run.remove_stale_temporaries(written)
+        if not resume:
+            run.prepare_new_run(force=force)
+        return _train(config, run, resume, quiet)
+
+
+def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(config["training"]["torch_threads"])
+    out = run.path
+    checkpoint = out / CHECKPOINT
+    run.write("config.yaml", yaml.safe_dump(config, sort_keys=False))
     evaluation, training = config["evaluation"], config["training"]
     if resume:
         state = json.loads((out / STATE).read_text())
@@ -240,38 +260,47 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False) -> 
         for path in state["snapshots"]:
             vec_env.env_method("add_snapshot", path)
     else:
-        (out / "eval_history.jsonl").unlink(missing_ok=True)  # left by a run killed before its first checkpoint
         state = {"num_timesteps": 0, "snapshots": [], "elapsed_seconds": 0.0,
                  "next_checkpoint": training["checkpoint_every"], "next_eval": evaluation["every_steps"],
                  "next_snapshot": config["selfplay"]["every_steps"]}
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
+    env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
+    setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
+                                   "rules": make_rules(env["variant"], **env["rules"]).options()})
     started = time.monotonic()
     remaining = training["total_timesteps"] - model.num_timesteps
-    callbacks = [_callbacks(config, out, state, started)]
+    callbacks = [_callbacks(config, run, state, started)]
     if training["progress_bar"] and not quiet:
         callbacks.append(_progress_bar(config, state, started))
-    if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
-                    tb_log_name="ppo")
-    save_checkpoint(model, out, dict(state, elapsed_seconds=state["elapsed_seconds"] + time.monotonic() - started))
+    try:
+        if remaining > 0:
+            model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
+                        tb_log_name="ppo")
+    finally:
+        run.record_tree("tb")  # TensorBoard's files are the run's, even when it is interrupted
+    save_checkpoint(model, run, dict(state, elapsed_seconds=state["elapsed_seconds"] + time.monotonic() - started))
     vec_env.close()
-    export_model(model, config, out / "model")
-    report = final_report(model, config, out)
+    export_model(model, config, out / "model", run)
+    report = final_report(model, config, run, progress=training["progress_bar"] and not quiet)
     if not quiet:
         print("\n".join(report["summary"]))
     return report
 
 
-def final_report(model: Any, config: dict[str, Any], out: Path) -> dict[str, Any]:
-    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``."""
+def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: bool = False) -> dict[str, Any]:
+    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
+
+    ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
+    """
     evaluation, env = config["evaluation"], config["env"]
+    out = run.path
     agent, _, _ = policy_agent(model, config)
     report = {"run": config["name"], "steps": int(model.num_timesteps), "model": str(out / "model")}
     if evaluation["final_deals"] > 0:
         report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
                                options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
-                               workers=evaluation["workers"]))
+                               workers=evaluation["workers"], progress=progress))
         report["summary"] = [f"run {config['name']}: {report['steps']} steps"] + summary_lines(report)
         arena = report.pop("arena", {})
         if arena:
@@ -279,9 +308,10 @@ def final_report(model: Any, config: dict[str, Any], out: Path) -> dict[str, Any
 
             for name, result in arena.items():  # the arena's own report (result.json, report.md, a plot)
                 write_outputs(result, out / "arena" / name)
+                run.record_tree(f"arena/{name}")
             report["arena_reports"] = {name: str(out / "arena" / name) for name in arena}
     else:
         report["summary"] = [f"run {config['name']}: {report['steps']} steps (no final evaluation)"]
-    atomic_write_text(out / "report.json", json.dumps(report, indent=2))
-    atomic_write_text(out / "report.txt", "\n".join(report["summary"]) + "\n")
+    run.write("report.json", json.dumps(report, indent=2))
+    run.write("report.txt", "\n".join(report["summary"]) + "\n")
     return report

@@ -24,9 +24,14 @@ ENGINES: dict[str, type[Game]] = {
 
 def new_game(rules: Rules, num_players: int, seed: int | None = None,
              decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
-             rng: random.Random | None = None) -> Game:
-    """A new match of ``rules.variant`` (R4.5), its first deal dealt."""
-    return ENGINES[rules.variant](rules, num_players, seed=seed, decks=decks, dealer=dealer, rng=rng)
+             rng: random.Random | None = None, wait_for_packs: bool = False) -> Game:
+    """A new match of ``rules.variant`` (R4.5), its first deal dealt.
+
+    With ``wait_for_packs`` the deals after the packs given in ``decks`` are not
+    shuffled: the game waits (``awaiting_pack``) until ``supply_pack`` deals each.
+    """
+    return ENGINES[rules.variant](rules, num_players, seed=seed, decks=decks, dealer=dealer, rng=rng,
+                                  wait_for_packs=wait_for_packs)
 
 
 __all__ = ["Game", "IllegalActionError", "new_game", "ENGINES"]

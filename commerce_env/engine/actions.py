@@ -8,6 +8,7 @@ all, the same numbers in every variant; a mask says which are legal now.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from ..cards import format_cards, parse_card
@@ -103,3 +104,28 @@ def action_from_text(text: str, hand: Sequence[int], table: Sequence[int], whose
     if verb == "exchange" and len(words) == 3:
         return EXCHANGE + 3 * slot(hand, words[1], whose) + slot(table, words[2], "the table")
     raise ValueError(f"unknown action text {text!r}")
+class IllegalActionError(ValueError):
+    """An action that is not legal now; the state is unchanged."""
+
+
+class BadActionError(IllegalActionError, TypeError):
+    """An action that is not an action number at all (a float, a string, None, out of range).
+
+    Also a ``TypeError``.  Envs refuse it the same way in every illegal-action
+    mode (it is a caller's bug, not a move), before any rule is consulted.
+    """
+
+
+def check_action(action: object) -> int:
+    """``action`` as a plain int if it is an integer (Python or numpy) from 0 to 26, else
+    :class:`BadActionError` naming it.  Floats are refused, not truncated."""
+    if type(action) is int:  # speed: the usual case
+        value = action
+    elif isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        value = int(action)
+    else:
+        raise BadActionError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}, got {action!r} "
+                             f"({type(action).__name__})")
+    if not 0 <= value < NUM_ACTIONS:
+        raise BadActionError(f"action {action!r} is out of range: actions are 0 to {NUM_ACTIONS - 1}")
+    return value

@@ -21,15 +21,15 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import hand_key, keys_of
+from ..hands import CATEGORIES, hand_key, keys_of
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
-from .settlement import best_hands, divide, worst_hand
+from .actions import IllegalActionError
+from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
 # Phases of a decision.
@@ -50,16 +50,13 @@ STARTING_LIVES = 3  # R6.1, R7.1, R9.2
 _DEALT_SEEN: dict[tuple, tuple[int, ...]] = {}  # Game._dealt_seen's results
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is unchanged."""
-
-
 class Game:
     """One match of a variant; subclasses fill in the deal's decisions."""
 
     variant = ""
     antes = True  # R4.2: each player in the deal antes one
     has_table = False  # three cards dealt face up / to the widow (R1.5)
+    table_name = "table"  # what the face-up cards are called
     dealer_blind = False  # R6.2: the dealer decides before seeing his hand
     has_stock = False  # R5.3: cards are traded for ready money from a stock
     blind_trades = False  # R5.4, R7.2: cards change hands face down with the left neighbour
@@ -67,7 +64,7 @@ class Game:
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, wait_for_packs: bool = False):
         if rules.variant != self.variant:
             raise ValueError(f"rules are for {rules.variant!r}, not {self.variant!r}")
         rules.check_players(num_players)
@@ -79,6 +76,13 @@ class Game:
         self.rng = rng if rng is not None else random.Random(seed)
         self.pack = make_pack(rules.deck_size)
         self.decks = [parse_pack(d, rules.deck_size) for d in (decks or [])]
+        # A caller that deals itself (OpenSpiel's chance nodes) gives each later pack
+        # with supply_pack() instead of letting the engine shuffle it.
+        if wait_for_packs and not self.decks:
+            raise ValueError("wait_for_packs needs the first deal's pack in decks")
+        self.wait_for_packs = wait_for_packs
+        self.awaiting_pack = False
+        self._supplied_pack: Sequence[int] | None = None
         needed = 3 * num_players + (3 if self.has_table else 0)
         if needed > rules.deck_size:
             raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
@@ -99,13 +103,19 @@ class Game:
         self.deals_dealt = 0
         self.dealer = dealer
         self.record: list[tuple[int, str, tuple[int, ...], tuple[int, ...]]] = []
+        self.actions_taken = 0
+        self.first_dealer = dealer
+        # Every showdown of the match, for replays (immutable: clones share them).
+        self.showdowns: tuple[Showdown, ...] = ()
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
         self._paid = list(self.balances())  # pool: before the entry (R9.5)
+        self._dealing = False  # see _deal
+        self._redeal = False
         self._begin_match()
-        self._start_deal()
+        self._deal()
 
     def _begin_match(self) -> None:
         """Hook: a variant's one-off payments at the start of a match (R9.2)."""
@@ -125,23 +135,43 @@ class Game:
     # ------------------------------------------------------------------ deal
     _rng_shared = False  # set by clone(): copy the generator before drawing from it
 
-    def _next_pack(self) -> Sequence[int]:
+    def _next_pack(self) -> Sequence[int] | None:
+        """This deal's pack: supplied, given in ``decks``, shuffled, or ``None`` to wait for one."""
+        pack, self._supplied_pack = self._supplied_pack, None
+        if pack is not None:
+            return pack
         index = self.deals_dealt
         if index < len(self.decks):
             return self.decks[index]
+        if self.wait_for_packs:
+            return None
         if self._rng_shared:
             rng = random.Random.__new__(random.Random)  # no seeding from urandom: setstate fills it
             rng.setstate(self.rng.getstate())
             self.rng, self._rng_shared = rng, False
         return shuffled(self.pack, self.rng)  # the same as rng.shuffle, faster
 
+    def supply_pack(self, pack: str | Sequence[int]) -> None:
+        """Deal the deal the game waits for (``awaiting_pack``) from ``pack``, top first (R1.5)."""
+        if not self.awaiting_pack:
+            raise ValueError("the game is not waiting for a pack")
+        self._supplied_pack = parse_pack(pack, self.rules.deck_size)
+        self.awaiting_pack = False
+        self._start_deal()
+
     def _start_deal(self) -> None:
+        pack = self._next_pack()
+        if pack is None:  # wait_for_packs: nobody acts until supply_pack()
+            self.awaiting_pack = True
+            self.to_act = None
+            self._legal_cache = []
+            return
         n = self.num_players
         dealer = self.dealer
         # R3.1: order of play from the eldest (dealer's left) to the dealer.
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
-        pack = tuple(self._next_pack())
+        pack = tuple(pack)
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -193,6 +223,18 @@ class Game:
     def deal_pack(self) -> tuple[int, ...]:
         """This deal's pack, top first (from the record's ``deal`` entry)."""
         return self.record[self.deal_start - 1][2]
+
+    @property
+    def packs_dealt(self) -> tuple[tuple[int, ...], ...]:
+        """Every deal's pack in the record, top first (for replays)."""
+        return tuple(cards for _, kind, cards, _ in self.record if kind == DEAL)
+
+    @property
+    def history(self) -> list[tuple[int, str, tuple[int, ...]]]:
+        """The match's actions as ``(seat, kind, cards its text names)``, from the record:
+        full information, every card named (replays, debugging; not for agents)."""
+        return [(seat, kind, cards[:A.TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
+                if kind != DEAL and kind != SHOW]
 
     @property
     def eldest(self) -> int:
@@ -247,24 +289,21 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        if type(action) is not int:  # speed: a plain int, the usual case, needs no conversion
-            if isinstance(action, bool):
-                self._refuse(action, legal)
-            try:
-                action = operator.index(action)
-            except TypeError:
-                raise TypeError(f"an action is an int from 0 to {A.NUM_ACTIONS - 1}, got {action!r}") from None
+        action = A.check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
         seat = self.to_act
         self._legal_cache = None
         self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
-        self.record.append(self._entry(seat, action))
+        self.record.append(self.record_entry(action, seat))
+        self.actions_taken += 1
         self._step(seat, action)
 
     def _refuse(self, action: object, legal: list[int]) -> None:
         if self.over:
             raise IllegalActionError(f"action {action!r}: the match is over; call reset() for a new one")
+        if self.awaiting_pack:
+            raise IllegalActionError(f"action {action!r}: the game waits for the next deal's pack (supply_pack)")
         texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
         what = action
         if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
@@ -272,10 +311,11 @@ class Game:
         raise IllegalActionError(f"illegal action {what} for seat {self.to_act} "
                                  f"in phase {self.phase!r}; legal: {texts}")
 
-    def _entry(self, seat: int, action: int) -> tuple:
-        """The record entry of ``action``, made before it is taken: every card it moves
-        or names and who sees each (R11).  Face-down cards are seen by their owner and,
+    def record_entry(self, action: int, seat: int | None = None) -> tuple:
+        """The record entry that ``action`` (legal, by the player to act) makes: every card it
+        moves or names and who sees each (R11).  Face-down cards are seen by their owner and,
         in a barter, by the one who receives them; face-up cards by all."""
+        seat = self.to_act if seat is None else seat
         kind = A.ACTION_KINDS[action]
         if action < A.READY_MONEY:
             if action == A.TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
@@ -342,8 +382,23 @@ class Game:
             self.record.append((s, SHOW, tuple(self.hands[s]), shown))
         values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
         self.values = values
+        counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
+        self.showdowns += (Showdown(
+            self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
+            tuple(values),
+            tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
+            counters, tuple(self.counters), money, tuple(self.money), pool, self.actions_taken),)
         self._end_deal(counted=counted)
+
+    @property
+    def last_showdown(self) -> Showdown | None:
+        """The latest showdown of the match (R11: all hands are shown there), or None."""
+        return self.showdowns[-1] if self.showdowns else None
+
+    def category(self, value: int) -> str:
+        """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
+        return CATEGORIES[value // 1000]
 
     def _settle(self, values: list[int]) -> None:
         """Hook: the variant's payments at the showdown."""
@@ -438,20 +493,35 @@ class Game:
             if not self.out[seat]:
                 break
         self.dealer = seat
-        self._start_deal()
+        self._deal()
+
+    def _deal(self) -> None:
+        """Start the next deal.  A deal settled as it is dealt (a dealt flush, R7.3) ends
+        by asking for the next one; that request is served by this loop, not by a
+        nested call, so any number of such deals in a row costs no stack (R4.5)."""
+        if self._dealing:  # asked from inside a deal being dealt: the loop below deals it
+            self._redeal = True
+            return
+        self._dealing = True
+        try:
+            self._redeal = True
+            while self._redeal:
+                self._redeal = False
+                self._start_deal()
+        finally:
+            self._dealing = False
+
+    def abandon(self) -> None:
+        """End the match now, unsettled: what an env does when a player breaks the rules
+        (the terminate convention for illegal actions).  The pool and the cards stay
+        where they are; no further reward is paid and no action is legal."""
+        self._halt()
+        self.offer = None
 
     def stop_after_deal(self) -> None:
         """Make the match end with the current deal, right after its payments: no
         next deal, no end-of-match payments (search roll-outs play one deal)."""
         self._stop_after_deal = True
-
-    def forfeit(self, seat: int) -> None:
-        """End the match at once because ``seat`` broke the rules (an env that
-        terminates on an illegal action); nothing more is paid."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be a seat from 0 to {self.num_players - 1}, got {seat!r}")
-        self.forfeited = seat
-        self._halt()
 
     def _halt(self) -> None:
         self.over = True

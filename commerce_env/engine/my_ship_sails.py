@@ -25,6 +25,9 @@ class MyShipSails(Game):
     def values_of(a, b, c, combinations=None):
         return ship_keys(a, b, c)
 
+    def category(self, value: int) -> str:
+        return "ship" if value >= 100 else "point" if value else "none"  # R7.4: a flush sails, else points
+
     def _begin_deal(self) -> None:
         if any(is_ship(self.hands[s]) for s in self.order):  # R7.3: a dealt flush
             self._showdown(counted=False)  # R4.5: settled before any decision

@@ -3,6 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Showdown:
+    """The hands shown at the end of a deal (R11: public) and what they paid.
+
+    Kept by the engine as ``game.last_showdown`` for pictures, replays and
+    players; the face-up ``table``; by seat: ``hands`` (empty for a seat not in the deal), ``values``
+    (R2 keys, -1 for none), ``categories``; ``winners`` as R3.3 ranks them;
+    ``counters`` and ``money`` before and after the payments; ``pool`` before.
+    ``actions`` is how many actions the match had when the hands were shown.
+    """
+
+    deal: int
+    dealer: int
+    hands: tuple[tuple[int, ...], ...]
+    table: tuple[int, ...]
+    values: tuple[int, ...]
+    categories: tuple[str, ...]
+    winners: tuple[int, ...]
+    counters_before: tuple[int, ...]
+    counters_after: tuple[int, ...]
+    money_before: tuple[int, ...]
+    money_after: tuple[int, ...]
+    pool: int
+    actions: int
 
 
 def preference_order(order: Sequence[int], tie_break: str) -> list[int]:

@@ -25,6 +25,7 @@ class Widow(Game):
     variant = "widow"
     has_table = True
     dealer_blind = True  # R6.2
+    table_name = "widow"
 
     def _begin_deal(self) -> None:
         self.phase = WIDOW_CHOICE  # R6.2: no turn (R4.4)

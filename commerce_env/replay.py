@@ -1,0 +1,232 @@
+"""Saved games: one match per line of a JSON-lines file, replayed through the engine.
+
+A record holds what makes a match exact (the engine is deterministic given
+its packs, first dealer and actions) and what the match showed:
+
+.. code-block:: json
+
+    {"format": "commerce-replay", "version": 1, "variant": "widow", "num_players": 4,
+     "options": {"allow_pass": true, ...}, "names": ["search", "greedy", ...], "dealer": 0,
+     "packs": ["AS KD ...", ...], "actions": [[0, "keep_hand"], [1, "exchange 2C AS"], ...],
+     "showdowns": [{"deal": 1, "hands": ["4S 7H AS", ...], "categories": [...],
+                    "winners": [3], "counters": [...], "money": [...]}, ...],
+     "returns": [-1.0, 1.0, ...], "losers": [0]}
+
+``packs`` has one full pack (R1.5, top first) per deal dealt; ``returns`` and
+``losers`` are null for a match that is not over (what it has played is replayed); ``actions`` every
+action with its actor, in canonical text (R12); ``showdowns`` every showdown
+(R11: all hands are public there).  Plain JSON, never pickle.
+:func:`replay` rebuilds the match from packs and actions and checks
+everything else in the record against it, so a file that does not describe a
+real game is refused with a :class:`ValueError` naming its line and problem.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .cards import format_cards
+from .engine import new_game
+from .engine.base import Game
+from .engine.settlement import Showdown
+from .rules import Rules, make_rules
+from .scene import Scene, build_scene, history_lines, plays_for_money
+
+FORMAT, VERSION = "commerce-replay", 1
+KEYS = ("format", "version", "variant", "num_players", "options", "names", "dealer", "packs", "actions",
+        "showdowns", "returns", "losers")
+
+
+def _showdown_record(shown: Showdown, money: bool) -> dict[str, Any]:
+    record = {"deal": shown.deal, "dealer": shown.dealer, "hands": [format_cards(h) for h in shown.hands],
+              "table": format_cards(shown.table), "categories": list(shown.categories),
+              "winners": list(shown.winners), "counters": list(shown.counters_after), "pool": shown.pool}
+    if money:
+        record["money"] = list(shown.money_after)
+    return record
+
+
+@dataclass
+class Replayed:
+    """A match rebuilt from a record: the finished game and a copy of it after each action."""
+
+    record: dict[str, Any]
+    rules: Rules
+    states: list[Game]  # states[0] before the first action, states[k] after action k
+    names: list[str]  # for display: an agent holding several seats is told apart by its seat
+
+    @property
+    def game(self) -> Game:
+        return self.states[-1]
+
+    def scenes(self, viewer: int | None = None) -> list[Scene]:
+        """One scene per state; a deal's showdown gets its own scene before the next deal's."""
+        out = []
+        for state in self.states:
+            scene = build_scene(state, viewer, self.names)
+            out.append(scene)
+            if scene.showdown and not state.is_over():
+                out.append(build_scene(state, viewer, self.names, showdown=False))
+        return out
+
+    def lines(self, viewer: int | None = None) -> list[str]:
+        return history_lines(self.game.history, viewer, self.names)
+
+
+def record_game(game: Game, names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The record of a match played on the engine (finished or not): every pack it dealt,
+    every action with its actor, every showdown."""
+    n = game.num_players
+    if names is not None and (len(names) != n or not all(isinstance(x, str) for x in names)):
+        raise ValueError(f"names must be {n} strings, got {names!r}")
+    options = game.rules.options()
+    variant = options.pop("variant")
+    over = game.is_over()
+    money = plays_for_money(game)
+    return {
+        "format": FORMAT, "version": VERSION, "variant": variant, "num_players": n, "options": options,
+        "names": list(names) if names else [f"player_{s}" for s in range(n)], "dealer": game.first_dealer,
+        "packs": [format_cards(p) for p in game.packs_dealt],
+        "actions": [[seat, text] for seat, text in game.history_texts()],
+        "showdowns": [_showdown_record(s, money) for s in game.showdowns],
+        "returns": game.returns() if over else None, "losers": list(game.match_losers) if over else None,
+    }
+
+
+# ----------------------------------------------------------------- files
+def write_records(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
+    """Write records as JSON lines to a new file (an existing file is never overwritten)."""
+    with open(path, "x", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Every record of a replay file, each checked by replaying it (:func:`replay`)."""
+    return [replay(record, line=number).record for number, record in _lines(path)]
+
+
+def load_replay(path: str | Path, game: int = 1, keep_states: bool = True) -> Replayed:
+    """Game number ``game`` (from 1) of a replay file, rebuilt and checked."""
+    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
+        raise ValueError(f"game must be a number from 1, got {game!r}")
+    count = 0
+    for number, record in _lines(path):
+        count += 1
+        if count == game:
+            return replay(record, line=number, keep_states=keep_states)
+    raise ValueError(f"{path}: game {game} asked for, but the file has {count} game(s)")
+
+
+def parse_replay_text(text: str, game: int = 1) -> Replayed:
+    """As :func:`load_replay`, from the text of a file (the web app's upload)."""
+    count = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        count += 1
+        if count == game:
+            return replay(_parse_line(line, number), line=number)
+    raise ValueError(f"game {game} asked for, but the file has {count} game(s)")
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    with open(path, "rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"replay line {number}: not JSON (not UTF-8 text)") from None
+            if line.strip():
+                yield number, _parse_line(line, number)
+
+
+def _parse_line(line: str, number: int) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"replay line {number}: not JSON ({error.msg} at column {error.colno})") from None
+
+
+# ---------------------------------------------------------------- replay
+def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Replayed:
+    """Rebuild a record's match through the engine; a record that does not match raises ValueError."""
+    where = f"replay line {line}" if line is not None else "replay"
+
+    def fail(problem: str) -> ValueError:
+        return ValueError(f"{where}: {problem}")
+
+    if not isinstance(record, dict):
+        raise fail(f"a record is a JSON object, got {type(record).__name__}")
+    missing = [k for k in KEYS if k not in record]
+    if missing:
+        raise fail(f"missing {', '.join(missing)}")
+    unknown = sorted(set(record) - set(KEYS))
+    if unknown:
+        raise fail(f"unknown keys {', '.join(unknown)}")
+    if record["format"] != FORMAT or record["version"] != VERSION:
+        raise fail(f"not a {FORMAT} version {VERSION} record (format {record['format']!r}, "
+                   f"version {record['version']!r})")
+    options, n = record["options"], record["num_players"]
+    if not isinstance(options, dict) or "variant" in options:
+        raise fail(f"options must be an object of rule options, got {options!r}")
+    try:
+        rules = make_rules(record["variant"], **options)
+        rules.check_players(n)
+    except (ValueError, TypeError) as error:
+        raise fail(str(error)) from None
+    names, packs, actions = record["names"], record["packs"], record["actions"]
+    if not (isinstance(names, list) and len(names) == n and all(isinstance(x, str) for x in names)):
+        raise fail(f"names must be {n} strings, got {names!r}")
+    if not (isinstance(packs, list) and packs and all(isinstance(p, str) for p in packs)):
+        raise fail("packs must be a non-empty list of pack texts")
+    if not isinstance(actions, list):
+        raise fail("actions must be a list of [seat, text]")
+    try:
+        game = new_game(rules, n, decks=packs, dealer=record["dealer"], rng=random.Random(0))
+    except (ValueError, TypeError) as error:
+        raise fail(str(error)) from None
+    states = [game.clone()] if keep_states else []
+    for index, item in enumerate(actions):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
+                and isinstance(item[1], str)):
+            raise fail(f"action {index}: expected [seat, text], got {item!r}")
+        seat, text = item
+        if game.is_over():
+            raise fail(f"action {index} ({seat}, {text!r}): the match is already over")
+        if seat != game.current_player:
+            raise fail(f"action {index} ({text!r}) is by seat {seat}, but seat {game.current_player} is to act")
+        try:
+            action = game.action_from_text(text, seat)
+            if action not in game.legal_actions():
+                legal = ", ".join(game.action_text(a, seat) for a in game.legal_actions())
+                raise ValueError(f"not legal now; legal: {legal}")
+        except ValueError as error:
+            raise fail(f"action {index} ({seat}, {text!r}): {error}") from None
+        game.apply(action)
+        if game.deals_dealt > len(packs):
+            raise fail(f"action {index} starts deal {game.deals_dealt}, but only {len(packs)} pack(s) are given")
+        if keep_states:
+            states.append(game.clone())
+    if not game.is_over() and record["returns"] is not None:  # returns null: a match not yet over
+        raise fail(f"the actions stop before the match is over ({len(actions)} actions, seat "
+                   f"{game.current_player} to act)")
+    rebuilt = record_game(game, names)
+    if len(packs) != game.deals_dealt:
+        raise fail(f"{len(packs)} packs for {game.deals_dealt} deal(s)")
+    for key in ("showdowns", "returns", "losers"):
+        if record[key] != rebuilt[key]:
+            raise fail(f"{key} do not match the game: the file has {_short(record[key])}, "
+                       f"the game {_short(rebuilt[key])}")
+    shown = [f"{name} ({seat})" if names.count(name) > 1 else name for seat, name in enumerate(names)]
+    return Replayed(record, rules, states or [game], shown)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 200 else text[:200] + "..."

@@ -1,0 +1,328 @@
+"""``BatchEngine``: many matches of one variant stepped together (DESIGN.md, "Batched engine").
+
+The state of every game lives in a few numpy arrays; :mod:`.kernels` (numba)
+moves them.  The readable engine (:mod:`commerce_env.engine`) is the
+reference: same rules, action numbers, observation layout and rewards, which
+tests/test_vector_engine.py checks step by step.
+
+A finished game stays finished (``over``, ``current_player`` -1, an all-zero
+mask) until it is restarted: :meth:`reset` restarts all games,
+:meth:`reset_games` some of them.  Auto-reset is the vector env's job
+(:mod:`.vec_env`), so that nothing of one match can leak into the next
+without the caller asking for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..cards import parse_pack
+from ..engine import actions as A
+from ..hands import key_array
+from ..observation import observation_size
+from ..rules import UNTIL_OUT, Rules, make_rules
+from . import kernels as K
+
+_VARIANT_CODES = {"trade_barter": K.V_TRADE_BARTER, "widow": K.V_WIDOW, "my_ship_sails": K.V_SHIP,
+                  "old_game": K.V_OLD, "pool": K.V_POOL}
+_TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
+_PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
+               "none": K.PAYS_NONE}
+_SHIP_TABLE: np.ndarray | None = None
+
+
+def ship_key_table() -> np.ndarray:
+    """R7.4's values (as :func:`commerce_env.hands.ship_key`) of all 52**3 ordered triples."""
+    global _SHIP_TABLE
+    if _SHIP_TABLE is None:
+        from ..cards import RANK_PIPS
+
+        cards = np.arange(52)
+        pips = np.asarray(RANK_PIPS)[cards >> 2]
+        a, b, c = (x.ravel() for x in np.meshgrid(cards, cards, cards, indexing="ij"))
+        sa, sb, sc = a & 3, b & 3, c & 3
+        pa, pb, pc = pips[a], pips[b], pips[c]
+        _SHIP_TABLE = np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
+                                [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0).astype(np.int32)
+    return _SHIP_TABLE
+
+
+def rule_params(rules: Rules, num_players: int) -> np.ndarray:
+    """The rules as the kernels' parameter vector (see :mod:`.kernels`)."""
+    p = np.zeros(K.NUM_PARAMS, dtype=np.int64)
+    variant = rules.variant
+    p[K.P_VARIANT] = _VARIANT_CODES[variant]
+    p[K.P_N] = num_players
+    p[K.P_TIE] = _TIE_CODES[rules.tie_break]
+    p[K.P_DISCARD_BOTTOM] = rules.discard == "bottom"
+    p[K.P_STAND_AFTER] = bool(rules.stand_after_trade)
+    p[K.P_DEALER_PAYS] = _PAYS_CODES[rules.dealer_pays]
+    p[K.P_ALLOW_PASS] = bool(rules.allow_pass)
+    p[K.P_WHISKEY] = rules.match_end == "whiskey"
+    p[K.P_DEALS] = K.UNTIL_OUT if rules.deals == UNTIL_OUT else rules.deals
+    p[K.P_MAX_ROUNDS] = rules.max_rounds
+    p[K.P_ENTRY] = rules.entry
+    p[K.P_PAYOUT] = rules.payout
+    p[K.P_HORSE_PRICE] = rules.horse_price
+    p[K.P_DECK] = rules.deck_size
+    p[K.P_OUTCOME] = rules.reward == "outcome"
+    p[K.P_LIVES] = rules.has_lives
+    p[K.P_ANTES] = variant != "old_game" and variant != "pool"  # R4.2; R8.4, R9.2: no ante
+    p[K.P_TABLE] = variant in ("widow", "old_game", "pool")  # R1.5
+    return p
+
+
+class BatchEngine:
+    """``num_games`` matches of ``variant`` with one set of options, stepped together.
+
+    ``options`` are the R12 options of :func:`commerce_env.env` (or ``rules=``
+    a :class:`~commerce_env.rules.Rules`).  ``seed`` seeds each game's own
+    shuffles (a different generator from the readable engine's: given packs
+    agree exactly, shuffled ones need not).
+    """
+
+    def __init__(self, variant: str, num_players: int, num_games: int, seed: int = 0,
+                 rules: Rules | None = None, **options: Any):
+        if rules is None:
+            rules = make_rules(variant, **options)
+        elif options or rules.variant != variant:
+            raise ValueError("give either rules= for the same variant, or options, not both")
+        rules.check_players(num_players)
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
+        needed = 3 * num_players + (3 if variant in ("widow", "old_game", "pool") else 0)
+        if needed > rules.deck_size:
+            raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
+        self.rules = rules
+        self.variant = variant
+        self.num_players = n = num_players
+        self.num_games = g = int(num_games)
+        self.obs_size = observation_size(n)
+        self.params = rule_params(rules, n)
+        self.keys = ship_key_table() if variant == "my_ship_sails" else key_array(rules.combinations).astype(np.int32)
+        seeds = np.random.SeedSequence(seed).generate_state(g, dtype=np.uint64).view(np.int64)
+        self._layout(0)
+        self._st[:, K.G_RNG] = seeds
+        self._masks = np.zeros((g, A.NUM_ACTIONS), dtype=np.int8)
+        self._rewards = np.zeros((g, n), dtype=np.float64)
+        self._all = np.arange(g, dtype=np.int64)
+        self._started = False
+
+    def _layout(self, num_decks: int) -> None:
+        """(Re)size the rows for ``num_decks`` given packs per game, keeping the state."""
+        for key, value in K.layout_params(self.num_players, num_decks).items():
+            self.params[key] = value
+        old = getattr(self, "_st", None)
+        self._st = np.zeros((self.num_games, int(self.params[K.P_WIDTH])), dtype=np.int64)
+        if old is not None:
+            width = min(old.shape[1], self._st.shape[1])
+            self._st[:, :width] = old[:, :width]
+        self.num_decks = num_decks
+
+    # ----------------------------------------------------------------- reset
+    def _parse_decks(self, decks: Sequence[Sequence[Any]], games: np.ndarray) -> np.ndarray:
+        if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence) or len(decks) != len(games):
+            raise ValueError(f"decks must be one list of packs per game ({len(games)}), got {decks!r:.80}")
+        size = self.rules.deck_size
+        parsed = []
+        for k, packs in enumerate(decks):
+            if isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence):
+                raise ValueError(f"decks[{k}] must be a list of packs (texts or card-index lists), got {packs!r:.80}")
+            try:
+                parsed.append([parse_pack(p, size) for p in packs])
+            except (ValueError, TypeError) as error:
+                raise ValueError(f"decks[{k}]: {error}") from None
+        most = max((len(p) for p in parsed), default=0)
+        if most > self.num_decks:
+            self._layout(most)
+        at = int(self.params[K.P_DECKS_AT])
+        counts = self._st[:, K.G_NUM_DECKS].copy()
+        for g, packs in zip(games, parsed, strict=True):
+            counts[g] = len(packs)
+            if packs:
+                self._st[g, at:at + 52 * len(packs)] = 0
+                rows = np.zeros((len(packs), 52), dtype=np.int64)
+                rows[:, :size] = np.asarray(packs, dtype=np.int64)
+                self._st[g, at:at + 52 * len(packs)] = rows.ravel()
+        return counts
+
+    def _dealers(self, dealer: int | Sequence[int], count: int) -> np.ndarray:
+        dealers = np.broadcast_to(np.asarray(dealer), (count,)) if np.ndim(dealer) == 0 else np.asarray(dealer)
+        if (dealers.shape != (count,) or not np.issubdtype(dealers.dtype, np.integer)
+                or dealers.dtype == np.bool_ or dealers.min(initial=0) < 0
+                or dealers.max(initial=0) >= self.num_players):
+            raise ValueError(f"dealer must be a seat from 0 to {self.num_players - 1} (or one per game), "
+                             f"got {dealer!r}")
+        return np.ascontiguousarray(dealers, dtype=np.int64)
+
+    def reset(self, decks: Sequence[Sequence[Any]] | None = None, dealer: int | Sequence[int] = 0) -> None:
+        """A new match in every game: ``decks`` None (shuffled) or one list of packs per game
+        for its successive deals (pack texts or card-index lists, top card first)."""
+        self.reset_games(self._all, decks=decks, dealer=dealer)
+
+    def reset_games(self, games: Sequence[int] | np.ndarray, decks: Sequence[Sequence[Any]] | None = None,
+                    dealer: int | Sequence[int] = 0) -> None:
+        """A new match in each of ``games`` (indices); the others are untouched."""
+        games = np.asarray(games)
+        if games.ndim != 1 or (games.size and (not np.issubdtype(games.dtype, np.integer)
+                                               or games.min() < 0 or games.max() >= self.num_games)):
+            raise ValueError(f"games must be indices from 0 to {self.num_games - 1}, got {games!r:.80}")
+        games = games.astype(np.int64)
+        dealers = self._dealers(dealer, len(games))
+        if decks is not None:
+            counts = self._parse_decks(decks, games)
+        else:
+            counts = self._st[:, K.G_NUM_DECKS].copy()
+            counts[games] = 0
+        self._st[:, K.G_NUM_DECKS] = counts
+        self._rewards[games] = 0.0
+        K.reset_games(self._st, self.params, self.keys, games, dealers, self._masks, self._rewards)
+        self._started = True
+
+    # ------------------------------------------------------------------ step
+    def _require_started(self) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before using the batch engine")
+
+    def step(self, actions: Sequence[int] | np.ndarray, where: np.ndarray | None = None) -> None:
+        """One action per game (ignored where the match is over, or where ``where`` is False).
+        An illegal action raises ``ValueError`` naming the game and the action, and changes nothing."""
+        self._require_started()
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not (np.issubdtype(actions.dtype, np.integer)
+                                                      and actions.dtype != np.bool_):
+            raise ValueError(f"actions must be an int array of shape ({self.num_games},), "
+                             f"got {actions.dtype} {actions.shape}")
+        active = ~self.over if where is None else (np.asarray(where, dtype=np.bool_) & ~self.over)
+        clipped = np.clip(actions, 0, A.NUM_ACTIONS - 1)
+        legal = (self._masks[self._all, clipped] == 1) & (actions == clipped)
+        bad = np.flatnonzero(active & ~legal)
+        if bad.size:
+            g = int(bad[0])
+            a = int(actions[g])
+            what = f"{a} ({A.describe_action(a)})" if 0 <= a < A.NUM_ACTIONS else f"{a}"
+            raise ValueError(f"game {g}: illegal action {what} for seat {int(self.current_player[g])}; "
+                             f"legal: {np.flatnonzero(self._masks[g]).tolist()}")
+        K.step_games(self._st, self.params, self.keys, actions.astype(np.int64, copy=False), active, self._masks,
+                     self._rewards)
+
+    # ------------------------------------------------------------- read-outs
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to act in each game, -1 where the match is over."""
+        return self._st[:, K.G_TO_ACT].copy()
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """``(num_games, 27)`` int8: the legal actions of each game's player to act."""
+        return self._masks.copy()
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """``(num_games, num_players)``: what the last step (or reset) paid, by seat."""
+        return self._rewards.copy()
+
+    @property
+    def over(self) -> np.ndarray:
+        return self._st[:, K.G_OVER] == 1
+
+    def _section(self, offset: int, width: int) -> np.ndarray:
+        at = int(self.params[offset])
+        return self._st[:, at:at + width]
+
+    def _field(self, field: int) -> np.ndarray:
+        """``(num_games, num_players)`` view of one per-seat field."""
+        at = int(self.params[K.P_PS])
+        return self._st[:, at:at + self.num_players * K.NUM_PS].reshape(
+            self.num_games, self.num_players, K.NUM_PS)[:, :, field]
+
+    def returns(self) -> np.ndarray:
+        """Each match's total rewards so far, by seat."""
+        n = self.num_players
+        return self._section(K.P_REW_AT, 2 * n)[:, n:] / K.REWARD_UNIT
+
+    def observe(self, seats: int | Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        """``(num_games, obs_size)`` float32: each game's observation for its seat in ``seats``
+        (one seat for all, or one per game); ``games`` picks some games only."""
+        self._require_started()
+        games = self._all if games is None else np.asarray(games, dtype=np.int64)
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape) if np.ndim(seats) == 0 \
+            else np.asarray(seats, dtype=np.int64)
+        if seats.shape != games.shape or seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
+            raise ValueError(f"seats must be one seat from 0 to {self.num_players - 1} per game, got {seats!r:.80}")
+        out = np.empty((len(games), self.obs_size), dtype=np.float32)
+        K.observe_games(self._st, self.params, games, np.ascontiguousarray(seats), out)
+        return out
+
+    # Views for batched agents, features and tests (read-only by convention).
+    @property
+    def hands(self) -> np.ndarray:
+        """``(num_games, num_players, 3)`` sorted hands, -1 for a seat dealt nothing."""
+        return self._section(K.P_HANDS, 3 * self.num_players).reshape(self.num_games, self.num_players, 3)
+
+    @property
+    def table(self) -> np.ndarray:
+        """``(num_games, 3)`` face-up table or widow, -1 in variants without one."""
+        return self._section(K.P_TABLE_AT, 3)
+
+    @property
+    def phase(self) -> np.ndarray:
+        """The phase of each game, an index into ``commerce_env.engine.base.PHASES``."""
+        return self._st[:, K.G_PHASE]
+
+    @property
+    def pool(self) -> np.ndarray:
+        return self._st[:, K.G_POOL]
+
+    @property
+    def dealer(self) -> np.ndarray:
+        return self._st[:, K.G_DEALER]
+
+    @property
+    def stock_size(self) -> np.ndarray:
+        return self._st[:, K.G_STOCK]
+
+    def balances(self) -> np.ndarray:
+        """``(num_games, num_players)``: counters, or money in pool commerce (R4.1)."""
+        return self._field(K.S_MONEY if self.variant == "pool" else K.S_COUNTERS).copy()
+
+    def counters(self) -> np.ndarray:
+        return self._field(K.S_COUNTERS).copy()
+
+    def discarded_bits(self) -> np.ndarray:
+        """``(num_games, num_players)`` int64 bit sets of each seat's own discards (R11)."""
+        return self._section(K.P_BITS_AT, 3 * self.num_players).reshape(
+            self.num_games, self.num_players, 3)[:, :, K.B_DISCARDED]
+
+    def card_places(self, game: int) -> dict[int, str]:
+        """Every card of one game and where it is (for invariant checks); a card in two places raises."""
+        places: dict[int, str] = {}
+
+        def put(card: int, place: str) -> None:
+            if card in places:
+                raise AssertionError(f"game {game}: card {card} is both in {places[card]} and {place}")
+            places[card] = place
+
+        for seat in range(self.num_players):
+            for c in self.hands[game, seat]:
+                if c >= 0:
+                    put(int(c), f"hand {seat}")
+        for c in self.table[game]:
+            if c >= 0:
+                put(int(c), "table")
+        for c in self._section(K.P_STOCK_AT, 52)[game, :self._st[game, K.G_STOCK]]:
+            put(int(c), "stock")
+        for c in self._section(K.P_DISC_AT, 52)[game, :self._st[game, K.G_DISCARDS]]:
+            put(int(c), "discards")
+        return places
+
+    def total_value(self) -> np.ndarray:
+        """Balances plus pool, per game: constant through a match (R4.3)."""
+        return self.balances().sum(axis=1) + self.pool
+
+    def nbytes(self) -> int:
+        """Bytes held by this batch's own arrays (the key table is shared)."""
+        return self._st.nbytes + self._masks.nbytes + self._rewards.nbytes

@@ -1,0 +1,253 @@
+"""An SB3 ``VecEnv`` of single-agent Commerce games over one :class:`BatchEngine`.
+
+Each of the ``num_envs`` games is what :class:`commerce_env.single_agent.CommerceEnv`
+is for one: a learner in one seat (``seat="rotate"``: the next seat every
+episode; ``"random"``; or a number), the other seats played by opponents
+drawn per episode from a pool (and from self-play snapshots), the learner's
+own reward (its change of counters, or its outcome reward, between two of its
+decisions, opponents' moves and settlements included), the AEC observation
+vector plus the optional ``features``, and ``action_masks()`` for
+MaskablePPO.  The differences: opponents act for all games at once through
+the ``act_batch(engine, games, seats)`` protocol (:mod:`agents.batched`),
+and a learner action that is not legal raises ``ValueError`` (a masked
+policy never takes one).
+
+Auto-reset is done here, not by the engine: when a game's match ends, its
+``terminal_observation`` and ``returns`` go into the info, and that game
+alone is restarted (:meth:`BatchEngine.reset_games`); a restarted match
+that ends before the learner has a decision is dealt again, as
+``CommerceEnv.reset`` does.  The shuffles come from the engine's own
+generators (seeded by ``seed``), not from the readable engine's.
+
+Opponent specs: objects with ``act_batch``, or anything ``resolver(spec,
+rules, num_players)`` turns into one (training passes
+:func:`agents.batched.batched_agent`); ``commerce_env`` itself imports
+nothing from ``agents``, so without a resolver only ``"random"`` is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from ..engine import actions as A
+from ..rules import make_rules
+from .engine import BatchEngine
+from .features import batch_feature_builders, with_features
+
+MAX_REDEALS = 1000
+
+
+class _UniformRandom:
+    """The one opponent known without a resolver: uniform over the mask."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, engine: BatchEngine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        masks = engine.action_mask[games]
+        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+class BatchVecEnv(VecEnv):
+    """``num_envs`` single-agent games stepped together; see the module docstring."""
+
+    def __init__(self, variant: str, num_players: int, num_envs: int, opponents: Sequence[Any] = ("random",),
+                 seed: int = 0, opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
+                 features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
+                 resolver: Callable[..., Any] | None = None, **options: Any):
+        rules = make_rules(variant, **options)
+        rules.check_players(num_players)
+        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence) or not opponents:
+            raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
+        if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
+                                                 or not 0 <= seat < num_players):
+            raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
+        weights = None
+        if opponent_weights is not None:
+            weights = np.asarray([float(w) for w in opponent_weights])
+            if len(weights) != len(opponents) or weights.min() < 0 or weights.sum() <= 0:
+                raise ValueError(f"opponent_weights {list(opponent_weights)!r} must be one non-negative "
+                                 f"weight per opponent ({len(opponents)}), not all zero")
+            weights = weights / weights.sum()
+        if not 0.0 <= float(snapshot_share) <= 1.0:
+            raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
+        self.rules = rules
+        self.num_players = num_players
+        self.engine = BatchEngine(variant, num_players, num_envs, seed=seed, rules=rules)
+        self.pool = [self._resolve(spec, resolver) for spec in opponents]
+        self.weights = weights
+        self.snapshots: list[Any] = []
+        self.snapshot_share = float(snapshot_share)
+        self.max_snapshots = max_snapshots
+        self.resolver = resolver
+        self.features = list(features)
+        self.feature_builders = batch_feature_builders(self.features, rules, num_players)
+        size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
+        observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
+        self.render_mode = None
+        self._all = np.arange(num_envs)
+        super().__init__(num_envs, observation_space, spaces.Discrete(A.NUM_ACTIONS))
+        self.seat_mode = seat
+        self._rng = np.random.default_rng(seed)
+        self._episodes = np.zeros(num_envs, dtype=np.int64)
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self._assigned = np.zeros((num_envs, num_players), dtype=np.int64)  # index into opponents()
+        self._carry = np.zeros(num_envs, dtype=np.float64)
+        self._actions: np.ndarray | None = None
+
+    def _resolve(self, spec: Any, resolver: Callable[..., Any] | None) -> Any:
+        if hasattr(spec, "act_batch"):
+            return spec
+        if resolver is not None:
+            return resolver(spec, self.rules, self.num_players)
+        if spec == "random":
+            return _UniformRandom()
+        raise ValueError(f"opponent {spec!r}: give objects with act_batch(engine, games, seats), or "
+                         f"resolver=agents.batched.batched_agent to resolve names such as 'greedy'")
+
+    # ------------------------------------------------------------ opponents
+    def add_snapshot(self, path: str) -> int:
+        """A saved learner snapshot joins the opponents (self-play); returns the number of snapshots."""
+        if self.resolver is None:
+            raise ValueError("add_snapshot needs resolver= (agents.batched.batched_agent) to load models")
+        self.snapshots.append(self.resolver(f"model:{path}", self.rules, self.num_players))
+        if len(self.snapshots) > self.max_snapshots:
+            self.snapshots.pop(0)
+        return len(self.snapshots)
+
+    def opponents(self) -> list[Any]:
+        return self.pool + self.snapshots
+
+    def _draw_opponents(self, games: np.ndarray) -> None:
+        """Per game and seat, an index into :meth:`opponents` for this episode."""
+        shape = (len(games), self.num_players)
+        if self.weights is None:
+            drawn = self._rng.integers(0, len(self.pool), size=shape)
+        else:
+            drawn = self._rng.choice(len(self.pool), size=shape, p=self.weights)
+        if self.snapshots:
+            use = self._rng.random(shape) < self.snapshot_share
+            drawn = np.where(use, len(self.pool) + self._rng.integers(0, len(self.snapshots), size=shape), drawn)
+        self._assigned[games] = drawn
+
+    # ------------------------------------------------------------ episodes
+    def _start(self, games: np.ndarray) -> None:
+        """New matches in ``games``: seats, opponents, dealers; opponents play up to the learner."""
+        engine = self.engine
+        pending = games
+        for _ in range(MAX_REDEALS):
+            if self.seat_mode == "rotate":
+                self.seats[pending] = self._episodes[pending] % self.num_players
+            elif self.seat_mode == "random":
+                self.seats[pending] = self._rng.integers(0, self.num_players, size=len(pending))
+            else:
+                self.seats[pending] = self.seat_mode
+            self._episodes[pending] += 1
+            self._draw_opponents(pending)
+            engine.reset_games(pending, dealer=self._rng.integers(0, self.num_players, size=len(pending)))
+            self._carry[pending] = engine.rewards[pending, self.seats[pending]]
+            self._carry += self._play_opponents()
+            over = engine.over[pending]
+            if not over.any():
+                return
+            pending = pending[over]  # the learner got no decision: deal that match again
+            self._episodes[pending] -= 1  # the same seat again, as CommerceEnv.reset
+        raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
+
+    def _play_opponents(self) -> np.ndarray:
+        """Opponents move in every game until the learner decides or the match ends;
+        returns the learner's rewards meanwhile."""
+        engine = self.engine
+        earned = np.zeros(self.num_envs)
+        opponents = self.opponents()
+        while True:
+            players = engine.current_player
+            waiting = (players >= 0) & (players != self.seats)
+            if not waiting.any():
+                return earned
+            games = np.flatnonzero(waiting)
+            seats = players[games]
+            who = self._assigned[games, seats]
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for k in np.unique(who):
+                chosen = games[who == k]
+                actions[chosen] = opponents[k].act_batch(engine, chosen, players[chosen])
+            engine.step(actions, where=waiting)
+            earned += engine.rewards[self._all, self.seats]
+
+    def _observe(self, games: np.ndarray | None = None) -> np.ndarray:
+        games = self._all if games is None else games
+        return with_features(self.engine.observe(self.seats[games], games), self.feature_builders)
+
+    # ----------------------------------------------------------------- API
+    def reset(self) -> np.ndarray:
+        self._episodes[:] = 0
+        self._start(self._all)
+        self.reset_infos = [{"seat": int(s)} for s in self.seats]
+        return self._observe()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+    def step_wait(self):
+        engine = self.engine
+        engine.step(self._actions)
+        rewards = engine.rewards[self._all, self.seats] + self._carry
+        self._carry[:] = 0.0
+        rewards += self._play_opponents()
+        dones = engine.over.copy()
+        infos: list[dict[str, Any]] = [{"seat": int(s)} for s in self.seats]
+        finished = np.flatnonzero(dones)
+        if finished.size:
+            terminal = self._observe(finished)
+            returns = engine.returns()
+            for k, g in enumerate(finished):
+                infos[g]["terminal_observation"] = terminal[k]
+                infos[g]["returns"] = float(returns[g, self.seats[g]])
+            self._start(finished)
+        return self._observe(), rewards.astype(np.float32), dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 27)`` bool: the learner's legal actions in each game (MaskablePPO)."""
+        return self.engine.action_mask.astype(bool)
+
+    def close(self) -> None:
+        pass
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        self._rng = np.random.default_rng(seed)
+        return [seed] * self.num_envs
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        if attr_name == "action_masks":  # sb3-contrib asks each env for its mask method
+            masks = self.action_masks()
+            return [(lambda m=m: m) for m in masks[self._indices(indices)]]
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            return list(self.action_masks()[self._indices(indices)])
+        if method_name == "add_snapshot":
+            return [self.add_snapshot(*method_args, **method_kwargs)] * len(self._indices(indices))
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs)] * len(self._indices(indices))
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices) -> np.ndarray:
+        if indices is None:
+            return self._all
+        if isinstance(indices, int):
+            return np.array([indices])
+        return np.asarray(indices)

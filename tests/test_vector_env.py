@@ -1,0 +1,186 @@
+"""The batched agents, features and SB3 vector env over the batched engine.
+
+Batched greedy and learned agents pick what their one-game versions pick on
+the same states; batched ``hand_strength`` equals ``HandStrength``; the
+vector env pays the learner its own rewards, rotates seats and gives
+MaskablePPO the learner's mask.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents.batched import BatchedGreedy, BatchedPolicy, batched_agent  # noqa: E402
+from agents.heuristics import GreedyAgent  # noqa: E402
+from agents.learned import LearnedAgent, expected_shapes  # noqa: E402
+from commerce_env.cards import make_pack  # noqa: E402
+from commerce_env.engine import new_game  # noqa: E402
+from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
+from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
+from commerce_env.single_agent import HandStrength  # noqa: E402
+from commerce_env.vector import BatchEngine, make_vec_env  # noqa: E402
+from commerce_env.vector.features import BatchHandStrength  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
+
+OPTIONS = {"trade_barter": [{}, {"preset": "peel"}], "widow": [{}, {"allow_pass": False}],
+           "my_ship_sails": [{}], "old_game": [{}], "pool": [{"deck_size": 32}]}
+
+
+def lockstep_states(variant, options, n, games, seed, steps=60):
+    """Yields (engine, refs) at every step of random matches played in both engines."""
+    rng = random.Random(seed)
+    rules = make_rules(variant, **options)
+    pack = list(make_pack(rules.deck_size))
+    decks, dealers = [], []
+    for _ in range(games):
+        mine = []
+        for _ in range(12):
+            rng.shuffle(pack)
+            mine.append(list(pack))
+        decks.append(mine)
+        dealers.append(rng.randrange(n))
+    refs = [new_game(rules, n, decks=d, dealer=dealer) for d, dealer in zip(decks, dealers, strict=True)]
+    engine = BatchEngine(variant, n, games, **options)
+    engine.reset(decks=decks, dealer=dealers)
+    for _ in range(steps):
+        live = np.array([not ref.over and ref.deals_dealt < 10 for ref in refs])
+        if not live.any():
+            return
+        yield engine, refs, live
+        actions = np.zeros(games, dtype=np.int64)
+        for g, ref in enumerate(refs):
+            if live[g]:
+                actions[g] = rng.choice(ref.legal_actions())
+                ref.apply(int(actions[g]))
+        engine.step(actions, where=live)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("quantile, barter", [(0.6, False), (0.3, True), (0.9, False)])
+def test_batched_greedy_picks_what_greedy_agent_picks(variant, quantile, barter):
+    for options in OPTIONS[variant]:
+        agent = BatchedGreedy(quantile=quantile, barter=barter)
+        for engine, refs, live in lockstep_states(variant, options, 4, 6, f"greedy-{variant}-{quantile}"):
+            games = np.flatnonzero(live)
+            seats = engine.current_player[games]
+            got = agent.act_batch(engine, games, seats)
+            greedy = GreedyAgent(quantile=quantile, barter=barter)
+            expected = [greedy.act(seat_view(refs[g], refs[g].current_player)) for g in games]
+            assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_batched_hand_strength_equals_hand_strength(variant):
+    for options in OPTIONS[variant]:
+        rules = make_rules(variant, **options)
+        one, batch = HandStrength(rules, 4), BatchHandStrength(rules, 4)
+        checked = 0
+        for engine, refs, _ in lockstep_states(variant, options, 4, 4, f"strength-{variant}", steps=30):
+            for seat in range(4):
+                vectors = engine.observe(seat)
+                expected = np.stack([one(encode(ref, seat)) for ref in refs])
+                np.testing.assert_allclose(batch(vectors), expected, rtol=1e-6, atol=1e-7)
+                checked += int(expected[:, 0].astype(bool).sum())
+        assert checked > 0
+
+
+def _random_policy(variant, n, features, seed=0):
+    rng = np.random.default_rng(seed)
+    rules = make_rules(variant)
+    size = observation_size(n) + 20 * len(features)
+    weights = {name: rng.normal(0, 0.3, shape).astype(np.float32)
+               for name, shape in expected_shapes(size, [16]).items()}
+    meta = {"variant": variant, "num_players": n, "network": {"hidden": [16], "activation": "tanh"},
+            "features": list(features), "rules": rules.options(), "observation_layout_version": LAYOUT_VERSION}
+    return LearnedAgent(weights, meta)
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "widow", "pool"])
+def test_batched_policy_picks_what_the_learned_agent_picks(variant):
+    agent = _random_policy(variant, 4, ["hand_strength"])
+    batched = BatchedPolicy(agent)
+    for engine, refs, live in lockstep_states(variant, {}, 4, 5, f"policy-{variant}", steps=30):
+        games = np.flatnonzero(live)
+        got = batched.act_batch(engine, games, engine.current_player[games])
+        expected = [agent.act(seat_view(refs[g], refs[g].current_player)) for g in games]
+        assert got.tolist() == expected
+
+
+def test_resolver_knows_batchable_agents_and_names_the_others():
+    assert isinstance(batched_agent("greedy"), BatchedGreedy)
+    assert batched_agent({"agent": "greedy", "quantile": 0.8}).quantile == 0.8
+    for name in ("expected_value", "search"):
+        with pytest.raises(ValueError, match=f"{name}.*vec_env: dummy"):
+            batched_agent(name)
+    with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
+        batched_agent("nobody")
+    with pytest.raises(ValueError, match="resolver"):
+        make_vec_env("trade_barter", 4, 2, opponents=["greedy"])
+
+
+def _play(env, steps, rng):
+    """Random legal learner moves; per env, the rewards summed over each finished episode."""
+    sums = np.zeros(env.num_envs)
+    finished = []
+    for _ in range(steps):
+        masks = env.action_masks()
+        assert masks.any(axis=1).all()
+        _, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        sums += rewards
+        for g in np.flatnonzero(dones):
+            finished.append((g, sums[g], infos[g]))
+            sums[g] = 0.0
+    return finished
+
+
+@pytest.mark.parametrize("variant, options", [("trade_barter", {"preset": "foster"}), ("widow", {}),
+                                              ("pool", {"reward": "outcome"}), ("my_ship_sails", {})])
+def test_vec_env_pays_the_learner_its_own_match_returns(variant, options):
+    # The learner's rewards over an episode add up to its seat's match return (R4.5, DESIGN.md rewards).
+    env = make_vec_env(variant, 4, 8, opponents=["greedy", "random"], seed=3, resolver=batched_agent,
+                       features=["hand_strength"], **options)
+    obs = env.reset()
+    assert obs.shape == (8, observation_size(4) + 20)
+    engine = env.engine
+    assert (engine.current_player == env.seats).all()  # every env waits for its learner
+    assert np.array_equal(env.action_masks(), engine.action_mask.astype(bool))
+    finished = _play(env, 150, np.random.default_rng(0))
+    assert finished
+    for g, total, info in finished:
+        assert total == pytest.approx(info["returns"]), (g, info)
+        assert info["terminal_observation"].shape == obs.shape[1:]
+    assert (engine.current_player == env.seats).all()
+
+
+def test_vec_env_rotates_seats():
+    env = make_vec_env("trade_barter", 3, 4, opponents=["greedy"], seed=1, resolver=batched_agent)
+    env.reset()
+    seen = [[int(s)] for s in env.seats]
+    rng = np.random.default_rng(1)
+    for _ in range(120):
+        masks = env.action_masks()
+        _, _, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        for g in np.flatnonzero(dones):
+            seen[g].append(int(env.seats[g]))
+    for seats in seen:
+        assert len(seats) > 3
+        # the next seat each episode, except a redeal (the learner had no decision) keeps the seat
+        assert all(b in (a, (a + 1) % 3) for a, b in zip(seats, seats[1:], strict=False))
+        assert len(set(seats)) == 3
+
+
+def test_maskable_ppo_trains_on_the_vec_env():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    env = make_vec_env("trade_barter", 4, 8, opponents=["greedy"], seed=0, resolver=batched_agent,
+                       features=["hand_strength"], preset="foster")
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(512)
+    assert model.num_timesteps >= 512
