@@ -5,7 +5,7 @@
   ``openspiel:ismcts``, ``openspiel:random``, ``openspiel:policy:<file.json>``,
   with options as ``:name=value`` (``openspiel:ismcts:simulations=200``).
   Each decision is made on an OpenSpiel state built from a world the seat
-  cannot tell from the true one (R11): the bot never sees a hidden card.
+  cannot tell from the true one (R11): the current deal's hidden cards re-dealt.
 * :class:`AgentBot` wraps one of our agents as a ``pyspiel.Bot`` for
   ``open_spiel.python.algorithms.evaluate_bots``.
 """

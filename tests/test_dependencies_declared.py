@@ -36,6 +36,8 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_web": ("web",),  # the web app (`commerce serve`)
     "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
+    "commerce_env/vector": ("vector", "train"),  # the batched engine (numba) and its SB3 VecEnv
+    "agents/batched.py": ("vector",),  # agents acting for a whole batch
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
@@ -46,6 +48,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/train_foster.py": ("bench", "train"),
     "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
+    "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 

@@ -432,6 +432,33 @@ def test_evaluate_bots_with_our_agents():
         assert abs(sum(returns)) < 1e-9
 
 
+def test_rl_environment_and_nfsp_run_on_it():
+    # OpenSpiel's RL loop applies chance nodes itself; rewards summed over its steps are the returns.
+    torch = pytest.importorskip("torch")
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    env = rl_environment.Environment("python_commerce_trade_barter", players=2, deck_size=32, max_rounds=2)
+    size = env.observation_spec()["info_state"][0]
+    assert size == len(load("trade_barter", players=2, deck_size=32, max_rounds=2).new_initial_state()
+                       .information_state_tensor(0))
+    agents = [nfsp.NFSP(p, state_representation_size=size, num_actions=27, hidden_layers_sizes=[16],
+                        reservoir_buffer_capacity=64, anticipatory_param=0.1, replay_buffer_capacity=64,
+                        batch_size=8, learn_every=4, min_buffer_size_to_learn=8) for p in range(2)]
+    for _ in range(12):
+        step = env.reset()
+        totals = np.zeros(2)
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([agents[player].step(step).action])
+            totals += step.rewards
+        for agent in agents:
+            agent.step(step)
+        assert list(totals) == env.get_state.returns()
+
+
 def _mccfr(iterations: int):
     from open_spiel.python.algorithms import external_sampling_mccfr
 
@@ -510,7 +537,7 @@ def test_openspiel_bots_play_in_the_arena():
     assert {"openspiel:ismcts:simulations=10", "openspiel:random", "greedy"} <= set(result["agents"])
 
 
-def test_openspiel_agent_never_sees_a_hidden_card():
+def test_openspiel_agent_decides_on_a_world_with_the_hidden_cards_re_dealt():
     # R11: the bot decides on a world re-dealt from the seat's knowledge, never the true one.
     from agents.openspiel import OpenSpielAgent
 
