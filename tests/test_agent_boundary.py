@@ -20,7 +20,7 @@ import pytest
 from agents.arena import play_game
 from agents.heuristics import GreedyAgent
 from agents.search import SearchAgent
-from commerce_env.cards import Card
+from commerce_env.cards import CARDS, Card
 from commerce_env.engine import new_game
 from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import SeatView, seat_view
@@ -324,3 +324,58 @@ def test_the_arena_and_the_single_agent_env_hand_out_views_only():
         if done:
             env.reset()
     assert checker.calls and 0 not in checker.seats  # the learner's seat is never the opponents'
+
+
+# ------------------------------------------------- decode/encode for others
+def _aec(variant, dealer=0, **options):
+    import commerce_env
+
+    env = commerce_env.env(variant=variant, num_players=4, **options)
+    env.reset(seed=3, options={"dealer": dealer})
+    return env, env.unwrapped
+
+
+def test_decode_action_names_no_card_of_another_agent():  # R11
+    env, raw = _aec("trade_barter")
+    me = env.agent_selection
+    other = next(a for a in raw.possible_agents if a != me)
+    seat = raw.possible_agents.index(other)
+    assert raw.decode_action(9) == f"ready_money {CARDS[raw.game.hands[raw.game.current_player][0]]}"
+    for action in (9, 12, 15):
+        text = raw.decode_action(action, other)
+        assert text.endswith("<hand card 0>")
+        assert not any(str(c) in text.split() for c in raw.game.hands[seat])
+    assert raw.decode_action(9, other, full_information=True) == f"ready_money {CARDS[raw.game.hands[seat][0]]}"
+
+
+def test_encode_action_is_no_membership_oracle():  # R11
+    env, raw = _aec("trade_barter")
+    other = next(a for a in raw.possible_agents if a != env.agent_selection)
+    seat = raw.possible_agents.index(other)
+    held = raw.game.hands[seat][0]
+    missing = next(c for c in CARDS if c not in raw.game.hands[seat])
+    errors = []
+    for card in (held, missing):
+        with pytest.raises(ValueError) as error:
+            raw.encode_action(f"offer {card}", other)
+        errors.append(str(error.value).replace(str(card), "X"))
+    assert errors[0] == errors[1]  # the same answer whether he holds the card or not
+    assert raw.encode_action("knock", other) == 0  # a text naming no card is fine
+    assert raw.encode_action(f"offer {held}", other, full_information=True) == 12 + raw.game.hands[seat].index(held)
+
+
+def test_the_widow_dealer_decodes_no_card_before_his_choice():  # R6.2, R11
+    env, raw = _aec("widow", dealer=1)
+    assert raw.game.phase == "widow_choice" and env.agent_selection == "player_1"
+    assert raw.decode_action(18) == "exchange <hand card 0> <table card 0>"
+    with pytest.raises(ValueError, match="hidden"):
+        raw.encode_action(f"exchange {CARDS[raw.game.hands[1][0]]} {CARDS[raw.game.table[0]]}")
+
+
+def test_public_history_hides_the_face_down_cards_of_others():  # R11
+    env, raw = _aec("trade_barter")
+    actor = env.agent_selection
+    env.step(9)  # ready money: a face-down discard
+    watcher = next(a for a in raw.possible_agents if a != actor)
+    assert raw.public_history(watcher)[-1] == (actor, "ready_money")
+    assert raw.public_history(actor)[-1] == raw.history[-1] != (actor, "ready_money")
