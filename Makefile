@@ -5,9 +5,9 @@ PYTHON ?= python3
 # The extras every set-up installs, so that no test is skipped for a missing package.
 # An extra with tests of its own (vector, openspiel, distributed, web, ...) is added HERE,
 # and the README's "Set-up" paragraph names the same list.
-EXTRAS = train,dev,bench,render,web,distributed,openspiel
+EXTRAS = train,dev,bench,render,web,distributed,openspiel,vector
 
-.PHONY: install demo test bench lint
+.PHONY: install demo test test-ray bench lint
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
@@ -17,6 +17,10 @@ demo: install
 
 test: install
 	$(PYTHON) -m pytest -q -n 2
+
+# The tests that start Ray instances (marked `ray`, deselected by `make test`): one at a time, a few minutes.
+test-ray: install
+	$(PYTHON) -m pytest -q -m ray
 
 bench: install
 	$(PYTHON) -m benchmarks

@@ -117,11 +117,12 @@ class LearnedAgent(Agent):
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
         return x
 
-    def act(self, observation: Mapping[str, np.ndarray], game: Any = None) -> int:
-        mask = np.asarray(observation["action_mask"], dtype=bool)
+    def act(self, view: Any) -> int:
+        """The best legal action for a seat view (or the AEC env's observation dict)."""
+        mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        vector = np.asarray(observation["observation"], dtype=np.float32)
+        vector = np.asarray(view["observation"], dtype=np.float32)
         if self.feature_builders:
             vector = np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
         scores = self.logits(vector).astype(np.float64)
@@ -304,9 +305,11 @@ def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_playe
     """A :class:`LearnedAgent` from a safe model folder (or its ``model.json``).
 
     ``variant`` / ``num_players``, when given, must match the model's.  A raw
-    SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles); a
-    zip does not say its rules, so it gets ``variant``'s R12 defaults and its
-    player count (and features) from its observation size.
+    SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles).  A
+    checkpoint of ``commerce train`` records its rules (:data:`ZIP_RULES_KEY`,
+    read as plain JSON); any other zip needs ``variant=`` (it then gets that
+    variant's R12 defaults), and its player count (and features) come from its
+    observation size.
     """
     path = Path(path)
     if path.suffix == ".zip":
@@ -428,10 +431,37 @@ def save_model(folder: str | os.PathLike, weights: Mapping[str, np.ndarray], met
     return folder
 
 
+ZIP_RULES_KEY = "commerce_rules"  # the model attribute training sets; SB3 saves it in the zip's "data" JSON
+
+
+def zip_rules(path: Path) -> dict | None:
+    """The rules a ``commerce train`` checkpoint records (``variant``, ``rules``), read as JSON, nothing unpickled."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, RecursionError) as error:
+        raise _fail(path, f"not a stable-baselines3 zip ({_first_line(error)})") from None
+    record = data.get(ZIP_RULES_KEY) if isinstance(data, dict) else None
+    if record is None:
+        return None
+    if (not isinstance(record, dict) or not isinstance(record.get("variant"), str)
+            or not isinstance(record.get("rules", {}), dict)):
+        raise _fail(path, f"its {ZIP_RULES_KEY} record is not a mapping with a variant")
+    return record
+
+
 def _agent_from_sb3_zip(path: Path, variant: str | None, num_players: int | None,
                         deterministic: bool, seed: int | None) -> LearnedAgent:
     from sb3_contrib import MaskablePPO
 
+    recorded = zip_rules(path)
+    if recorded is None and variant is None:
+        raise _fail(path, "this zip does not record its rules: pass variant= (load_agent(path, "
+                          "trust_sb3_zip=True, variant=...)), or export it with `commerce export`")
+    if recorded is not None and variant is not None and recorded["variant"] != variant:
+        raise _fail(path, f"it was trained for variant {recorded['variant']!r}, not {variant!r}")
     model = MaskablePPO.load(str(path), device="cpu")
     weights, network = weights_from_policy(model.policy)
     size = int(model.observation_space.shape[0])
@@ -439,7 +469,14 @@ def _agent_from_sb3_zip(path: Path, variant: str | None, num_players: int | None
             if obs.observation_size(n) + sum(FEATURE_SIZES[f] for f in features) == size]
     if not fits:
         raise _fail(path, f"its observation size {size} fits no player count of this commerce_env")
-    rules = make_rules(variant or "trade_barter")
+    try:
+        if recorded is not None:
+            options = {k: v for k, v in recorded.get("rules", {}).items() if k != "variant"}
+            rules = make_rules(recorded["variant"], **options)
+        else:
+            rules = make_rules(variant)
+    except (TypeError, ValueError) as error:
+        raise _fail(path, str(error)) from None
     meta = make_meta(rules, fits[0][0], network, features=fits[0][1])
     _check_expected(meta, variant, num_players, path)
     return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)

@@ -286,8 +286,42 @@ def settings_from(args: argparse.Namespace) -> Settings:
                     import_repeats=3 if args.quick else 5)
 
 
+# What each section imports besides the core, and the extra that installs it.
+NEEDS = {
+    "hands": {"bench": ("rlcard",)},
+    "engine": {"bench": ("rlcard",)},
+    "env": {"bench": ("rlcard", "pygame", "pettingzoo.classic")},
+    "training": {"bench": ("pygame", "pettingzoo.classic"), "train": ("torch", "sb3_contrib")},
+    "memory": {"bench": ("rlcard", "pygame", "pettingzoo.classic")},
+    "import": {"bench": ("rlcard", "pygame", "pettingzoo.classic")},
+}
+
+
+def missing_extras(sections: list[str]) -> dict[str, list[str]]:
+    """``{extra: [modules that do not import]}`` for the chosen sections (empty when all is there)."""
+    import importlib
+
+    missing: dict[str, list[str]] = {}
+    for section in sections:
+        for extra, modules in NEEDS.get(section, {}).items():
+            for module in modules:
+                try:
+                    importlib.import_module(module)
+                except ImportError:
+                    if module not in missing.get(extra, []):
+                        missing.setdefault(extra, []).append(module)
+    return missing
+
+
 def command(args: argparse.Namespace) -> int:
     sections = [s for s in SECTIONS if s in args.only] if args.only else list(SECTIONS)
+    missing = missing_extras(sections)
+    if missing:
+        extras = ",".join(missing)
+        modules = ", ".join(m for ms in missing.values() for m in ms)
+        print(f"commerce bench: the benchmarks' peers need the {extras} extra: pip install -e \".[{extras}]\" "
+              f"(or `make bench`); missing: {modules}", file=sys.stderr)
+        return 2
     command_line = getattr(args, "command_line", None) or " ".join(["commerce", *sys.argv[1:]])
     run(sections, settings_from(args), args.json, command_line)
     return 0

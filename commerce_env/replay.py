@@ -12,7 +12,8 @@ its packs, first dealer and actions) and what the match showed:
                     "winners": [3], "counters": [...], "money": [...]}, ...],
      "returns": [-1.0, 1.0, ...], "losers": [0]}
 
-``packs`` has one full pack (R1.5, top first) per deal dealt; ``actions`` every
+``packs`` has one full pack (R1.5, top first) per deal dealt; ``returns`` and
+``losers`` are null for a match that is not over (what it has played is replayed); ``actions`` every
 action with its actor, in canonical text (R12); ``showdowns`` every showdown
 (R11: all hands are public there).  Plain JSON, never pickle.
 :func:`replay` rebuilds the match from packs and actions and checks
@@ -212,7 +213,7 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
             raise fail(f"action {index} starts deal {game.deals_dealt}, but only {len(packs)} pack(s) are given")
         if keep_states:
             states.append(game.clone())
-    if not game.is_over():
+    if not game.is_over() and record["returns"] is not None:  # returns null: a match not yet over
         raise fail(f"the actions stop before the match is over ({len(actions)} actions, seat "
                    f"{game.current_player} to act)")
     rebuilt = record_game(game, names)

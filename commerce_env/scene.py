@@ -114,11 +114,19 @@ def build_scene(game: Game, viewer: int | None = None, names: list[str] | None =
     Just after a showdown the seats show the hands of the deal that ended
     (and that deal's table and dealer); ``showdown=False`` shows the next deal instead.
     """
+    return _scene(game, viewer, names, game.last_showdown if showdown and showdown_is_current(game) else None)
+
+
+def showdown_scene(game: Game, shown: Showdown, viewer: int | None = None, names: list[str] | None = None) -> Scene:
+    """The scene of one of ``game``'s showdowns (R11: public), as it was when the hands were shown."""
+    return _scene(game, viewer, names, shown)
+
+
+def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showdown | None) -> Scene:
     n = game.num_players
     if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < n):
         raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
     names = names or [f"player_{s}" for s in range(n)]
-    shown = game.last_showdown if showdown and showdown_is_current(game) else None
     money = plays_for_money(game)
     stood, passed = getattr(game, "stood", ()), getattr(game, "passed", ())
     seats = []
@@ -143,9 +151,10 @@ def build_scene(game: Game, viewer: int | None = None, names: list[str] | None =
             last="" if kind < 0 or shown is not None else A.KINDS[kind],
             **(_shown_seat(shown, s, money) if shown is not None else {})))
     last = ""
-    if game.history:
-        actor = game.history[-1][0]
-        last = f"{names[actor]}: {action_text(game.history, len(game.history) - 1, viewer)}"
+    count = shown.actions if shown is not None else len(game.history)  # the actions taken by then
+    if count:
+        actor = game.history[count - 1][0]
+        last = f"{names[actor]}: {action_text(game.history, count - 1, viewer)}"
     to_act = game.current_player
     prompt = "" if to_act is None else f"{names[to_act]} {PHASE_TEXTS[game.phase]}"
     return Scene(

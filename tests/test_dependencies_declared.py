@@ -35,16 +35,21 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
     "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
+    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "commerce_env/vector": ("vector",),  # the batched engine (numba)
     "commerce_env/vector/vec_env.py": ("vector", "train"),  # its SB3 VecEnv
     "agents/batched.py": ("vector",),  # batched opponents over the batched engine
-    "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
+    # RLlib training (backend: rllib)
+    **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
     "benchmarks": ("bench",),
     "benchmarks/train_speed.py": ("bench", "train"),
     "benchmarks/train_foster.py": ("bench", "train"),
+    "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
+    "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
+    "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "benchmarks/vector_speed.py": ("bench", "train", "vector"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }

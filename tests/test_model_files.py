@@ -200,3 +200,10 @@ def test_a_model_with_hand_strength_features_rebuilds_them_at_play_time(tmp_path
     _edit_meta(folder, features=["x_ray"])
     with pytest.raises(ValueError, match="features"):
         load_agent(folder)
+
+
+def test_a_zip_that_does_not_record_its_rules_needs_the_variant(tmp_path, sb3_model):
+    path = tmp_path / "model.zip"
+    sb3_model.save(path)
+    with pytest.raises(ValueError, match=r"variant="):
+        load_agent(path, trust_sb3_zip=True)  # it used to assume trade and barter silently

@@ -258,6 +258,45 @@ def test_a_new_run_replaces_a_previous_run_only_with_force_and_keeps_a_users_fil
     assert (out / "notes.md").read_text() == "my notes" and (out / CHECKPOINT).is_file()
 
 
+@pytest.mark.parametrize("steps, total, elapsed, limit, expected", [
+    (512, 512, 1.0, 5.0, (1.0, "steps")),  # the step budget ends the run long before the time limit
+    (100, 1000, 150.0, 5.0, (0.5, "time")),
+    (300, 500, 60.0, None, (0.6, "steps")),
+    (10, 1000, 10_000.0, 1.0, (1.0, "time")),
+])
+def test_progress_follows_whichever_budget_is_nearer_its_end(steps, total, elapsed, limit, expected):
+    from training.train import budget_progress
+
+    fraction, leading = budget_progress(steps, total, elapsed, limit)
+    assert fraction == pytest.approx(expected[0]) and leading == expected[1]
+
+
+def test_the_bar_ends_full_when_the_step_budget_ends_the_run_and_the_final_evaluation_shows_progress(tmp_path,
+                                                                                                     capsys):
+    config = validate(tiny(tmp_path, training={"total_timesteps": 512, "time_limit_minutes": 30,
+                                                "progress_bar": True},
+                           evaluation={"every_steps": 10_000, "final_deals": 6, "baselines": ["random", "greedy"]}))
+    train(config)
+    captured = capsys.readouterr()
+    last_bar = captured.err.replace("\r", "\n").strip().splitlines()
+    bars = [line for line in last_bar if line.startswith("training:")]
+    assert bars and "100%" in bars[-1] and "ends on steps" in bars[-1], bars[-3:]
+    assert "evaluation 1/2: 6 deals against a table of random" in captured.out
+    assert "evaluation 2/2: 6 deals against a table of greedy" in captured.out
+
+
+def test_a_training_checkpoint_zip_records_its_rules_for_load_agent(tmp_path):
+    from agents.learned import zip_rules
+
+    config = validate(tiny(tmp_path, env={"variant": "widow", "num_players": 3, "rules": {"match_end": "freeze_out"}},
+                           training={"total_timesteps": 256}, evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    checkpoint = Path(config["output"]) / CHECKPOINT
+    assert zip_rules(checkpoint)["variant"] == "widow"  # read as JSON, before anything is unpickled
+    agent = load_agent(checkpoint, trust_sb3_zip=True)
+    assert agent.variant == "widow" and agent.meta["rules"]["match_end"] == "freeze_out"
+    with pytest.raises(ValueError, match="trained for variant 'widow'"):
+        load_agent(checkpoint, trust_sb3_zip=True, variant="pool")
 def test_training_runs_on_the_batched_engine_with_selfplay_and_resumes(tmp_path):
     # vec_env: batch (commerce_env.vector): greedy opponents in batch, snapshots joining the pool, a resume.
     pytest.importorskip("numba")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import make_deck
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from commerce_env.cards import format_cards, make_pack
 from commerce_env.engine import IllegalActionError, new_game
 from commerce_env.rules import VARIANTS, make_rules
-from tests.helpers import make_deck
 
 
 def _packs(rng: random.Random, count: int, deck_size: int = 52) -> list[tuple]:
@@ -50,7 +50,7 @@ def test_an_action_while_waiting_is_refused_and_changes_nothing():
     before = game.clone().__dict__
     with pytest.raises(IllegalActionError, match="waits for the next deal's pack"):
         game.apply(0)
-    assert game.counters == before["counters"] and game.history == before["history"]
+    assert game.counters == before["counters"] and game.record == before["record"]
     assert game.awaiting_pack
 
 
@@ -109,11 +109,13 @@ def test_supplying_packs_one_by_one_plays_as_giving_them_all(variant, players, s
     waiting = new_game(rules, players, decks=packs[:1], wait_for_packs=True)
     given_all = new_game(rules, players, decks=packs)
     supplied = 1
-    while not given_all.is_over():
-        if waiting.awaiting_pack:
+    while True:
+        if waiting.awaiting_pack:  # also after the last action: a dealt ship may end the match (R7.3)
             waiting.supply_pack(packs[supplied])
             supplied += 1
             continue
+        if given_all.is_over():
+            break
         assert waiting.legal_actions() == given_all.legal_actions()
         action = rng.choice(given_all.legal_actions())
         waiting.apply(action)

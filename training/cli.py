@@ -3,7 +3,9 @@
 Subcommands are registered by the modules that own them: each module listed
 in :data:`COMMAND_MODULES` has ``register(subparsers)`` adding its parsers
 with ``set_defaults(func=...)``; ``func(args)`` returns the exit code.
-Modules are imported lazily so that ``commerce --help`` stays fast.
+Modules are imported lazily, only the one that owns the command given, so
+that ``commerce --help`` stays fast; every other command still appears in the
+parser (from :data:`COMMAND_HELP`), so usage and errors list them all.
 """
 
 from __future__ import annotations
@@ -20,14 +22,39 @@ COMMAND_MODULES = {
     "benchmarks.__main__": ("bench",),
     "commerce_web.commands": ("replay", "serve"),
 }
+COMMAND_HELP = {
+    "play": "play in the terminal against agents",
+    "arena": "agents against each other on duplicate deals",
+    "train": "train MaskablePPO from a YAML config (configs/train/)",
+    "demo": "train a small agent for a few minutes, then evaluate it in the arena",
+    "export": "export a run's checkpoint as a safe model (no pickle)",
+    "bench": "speed and memory beside PettingZoo / RLCard peers (needs the bench extra)",
+}
+
+
+def version() -> str:
+    """The installed distribution's version (``pyproject.toml``), or the package's own when not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("commerce-rl")
+    except PackageNotFoundError:
+        import commerce_env
+
+        return f"{commerce_env.__version__} (not installed)"
 
 
 def random_deal(args: argparse.Namespace) -> int:
     """Play and print one deal between random players."""
     import commerce_env
 
-    env = commerce_env.env(variant=args.variant, num_players=args.players, render_mode="ansi")
-    env.reset(seed=args.seed)
+    try:
+        env = commerce_env.env(variant=args.variant, num_players=args.players, render_mode="ansi", deals=1)
+        env.reset(seed=args.seed)
+    except (TypeError, ValueError) as error:
+        print(f"commerce random-deal: {error}", file=sys.stderr)
+        return 2
     rng = random.Random(args.seed)
     print(env.render())
     for agent in env.agent_iter():
@@ -43,31 +70,49 @@ def random_deal(args: argparse.Namespace) -> int:
     return 0
 
 
+def seed_type(text: str) -> int:
+    """An argparse type: a seed from 0 to 2**32 - 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {2**32 - 1}, got {text!r}")
+    return value
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="commerce", description="Commerce RL: play, train, evaluate.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("random-deal", help="play and print one deal between random players")
     p.add_argument("--variant", default="trade_barter")
     p.add_argument("--players", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_type, default=0)
     p.set_defaults(func=random_deal)
     wanted = (argv or [None])[0]
     for module_name, commands in COMMAND_MODULES.items():
-        if wanted is not None and wanted not in commands and wanted not in ("-h", "--help"):
-            continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name and module_name.startswith(error.name):
-                continue  # that part of the project is not there yet
-            raise
-        module.register(sub)
+        if wanted in commands:
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as error:
+                if not (error.name and module_name.startswith(error.name)):
+                    raise
+            else:
+                module.register(sub)
+                continue
+        for command in commands:  # listed in usage, help and errors; built only when asked for
+            sub.add_parser(command, help=COMMAND_HELP.get(command, ""), add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(argv).parse_args(argv)
+    parser = build_parser(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's own error, with its usage (argparse would show the top-level one)
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        subparsers.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     return args.func(args)
 
 

@@ -34,7 +34,6 @@ def positive_minutes(text: str) -> float:
 
 def _train(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .train import train
 
     overrides: dict = {}
     if args.output is not None:
@@ -47,7 +46,14 @@ def _train(args: argparse.Namespace) -> int:
         overrides.setdefault("training", {})["progress_bar"] = False
     try:
         config = load_config(args.config, overrides)
-        train(config, resume=args.resume, force=args.force)
+        if config["backend"] == "rllib":
+            from .rllib_train import train as train_rllib
+
+            train_rllib(config, resume=args.resume, force=args.force)
+        else:
+            from .train import train
+
+            train(config, resume=args.resume, force=args.force)
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
@@ -75,10 +81,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     """Checkpoint zip (our own run: trusted) -> safe model folder."""
-    from sb3_contrib import MaskablePPO
-
     from .config import validate
-    from .train import export_model
 
     run = Path(args.run)
     checkpoint = Path(args.checkpoint) if args.checkpoint else run / "checkpoints" / "last.zip"
@@ -86,11 +89,21 @@ def _export(args: argparse.Namespace) -> int:
         import yaml
 
         config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
+        if config["backend"] == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
+            from .rllib_train import export_checkpoint
+
+            folder, steps = export_checkpoint(run, config, args.out)
+            print(json.dumps({"model": str(folder), "steps": steps}))
+            return 0
         if not checkpoint.is_file():
             raise ValueError(f"no checkpoint at {checkpoint}")
     except (OSError, ValueError) as error:
         print(f"commerce export: {error}", file=sys.stderr)
         return 2
+    from sb3_contrib import MaskablePPO
+
+    from .train import export_model
+
     model = MaskablePPO.load(str(checkpoint), device="cpu")
     try:
         folder = export_model(model, config, args.out)
@@ -102,7 +115,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train MaskablePPO from a YAML config (configs/train/)")
+    p = subparsers.add_parser("train", help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
+                              "self-play with backend: rllib")
     p.add_argument("--config", required=True, help="training config YAML")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
     p.add_argument("--output", help="run folder (overrides the config's output)")

@@ -17,6 +17,7 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
+``backend: rllib`` makes it an RLlib run, configured and checked by :mod:`training.rllib_config`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from commerce_env.rules import make_rules
 
 DEFAULTS: dict[str, Any] = {
+    "backend": "sb3",
     "name": "run",
     "seed": 0,
     "output": "runs/run",
@@ -44,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
                    "seed": 12345, "workers": 1},
 }
+BACKENDS = ("sb3", "rllib")
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
@@ -119,6 +122,10 @@ def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: a training config must be a mapping of sections, got {type(data).__name__}")
+    if data.get("backend") == "rllib":
+        from .rllib_config import validate as validate_rllib
+
+        return validate_rllib(data, source)
     config = copy.deepcopy(DEFAULTS)
     for key, value in data.items():
         if key not in DEFAULTS:
@@ -142,6 +149,7 @@ def validate(data: Any, source: str = "config") -> dict[str, Any]:
 
 def _check_values(c: dict[str, Any], check: _Checker) -> None:
     source = check.source
+    check.require(c["backend"] in BACKENDS, "backend", c["backend"], " or ".join(BACKENDS))
     check.require(isinstance(c["name"], str) and c["name"].strip() != "", "name", c["name"], "a non-empty string")
     check.integer("seed", c["seed"], 0, MAX_SEED)
     check.require(isinstance(c["output"], str) and c["output"].strip() != "", "output", c["output"], "a folder path")
@@ -230,15 +238,15 @@ def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:
 
 def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: _Checker) -> None:
     """Each entry builds the agent it names, as the env will build it: names, arguments and model files."""
-    from agents.base import AGENTS
-    from commerce_env.single_agent import make_opponent
+    from agents.specs import check_spec, make_agent  # the one parser of agent specs
 
     for i, entry in enumerate(entries):
         where = f"{key}[{i}]"
         name = entry.get("agent") if isinstance(entry, dict) else entry
-        if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
-            raise ValueError(f"{check.source}: unknown agent {name!r} in {where}; built-in agents are "
-                             f"{', '.join(sorted(AGENTS))}, or give model:<path>")
+        try:
+            check_spec(entry)
+        except ValueError as error:
+            raise ValueError(f"{check.source}: {where}: {error}") from None
         if isinstance(entry, dict) and "trust_sb3_zip" in entry:
             raise ValueError(f"{check.source}: {where}.trust_sb3_zip: a config cannot make the project unpickle "
                              "(a stable-baselines3 .zip runs the code inside it when loaded); export the model "
@@ -246,7 +254,7 @@ def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: 
                              "model:<model folder>, or load a zip you made yourself in Python with "
                              "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...)")
         try:
-            make_opponent(entry, num_players, rules)
+            make_agent(entry, variant=rules.variant, num_players=num_players)
         except Exception as error:  # an agent's own check of its arguments, whatever its type
             raise ValueError(f"{check.source}: {where} ({name}): {error}") from None
 

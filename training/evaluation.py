@@ -13,21 +13,24 @@ from typing import Any
 
 def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players: int,
              options: dict[str, Any] | None = None, deals: int = 200, seed: int = 0, workers: int = 1,
-             ) -> dict[str, Any]:
+             progress: bool = False) -> dict[str, Any]:
     """The learner against a table of each baseline in turn.
 
     ``opponents[name]`` has the learner's ``mean_reward`` per deal with its
     ``ci95``, and ``diff`` (learner minus that baseline, per deal, in the
     same games) with its ``diff_ci95`` and ``p_value``; ``arena[name]`` is
-    the arena's full result.
+    the arena's full result.  ``progress`` prints what is being played and
+    shows the arena's progress bar.
     """
     from agents.arena import evaluate_agent
 
     report: dict[str, Any] = {"variant": variant, "num_players": num_players, "deals": deals, "seed": seed,
                               "opponents": {}, "arena": {}}
-    for name in opponents:
+    for i, name in enumerate(opponents, 1):
+        if progress:
+            print(f"evaluation {i}/{len(opponents)}: {deals} deals against a table of {name}", flush=True)
         result = evaluate_agent(agent, [name], variant=variant, num_players=num_players, options=options or {},
-                                deals=deals, seed=seed, workers=workers)
+                                deals=deals, seed=seed, workers=workers, progress=progress)
         versus = result["vs"][name]
         report["opponents"][name] = {"mean_reward": result["mean"], "ci95": list(result["ci95"]),
                                      "diff": versus["difference"], "diff_ci95": list(versus["ci95"]),

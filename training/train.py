@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
+from agents.learned import ZIP_RULES_KEY, LearnedAgent, make_meta, save_model, weights_from_policy
 from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
@@ -51,9 +51,10 @@ def _make_env(kwargs: dict[str, Any]):
         import torch
 
         torch.set_num_threads(1)
+        from agents import make_agent
         from commerce_env.single_agent import CommerceEnv
 
-        return CommerceEnv(**kwargs)
+        return CommerceEnv(resolver=make_agent, **kwargs)  # opponent specs resolved by agents
     return build
 
 
@@ -164,33 +165,46 @@ def _callbacks(config: dict[str, Any], run: RunFolder, state: dict[str, Any], st
     return RunCallback()
 
 
+def budget_progress(steps: int, total_steps: int, elapsed: float, limit_minutes: float | None) -> tuple[float, str]:
+    """How far the run is, as the fraction of whichever budget is nearer its end, and which one that is."""
+    by_steps = min(steps / total_steps, 1.0)
+    if limit_minutes is None:
+        return by_steps, "steps"
+    by_time = min(elapsed / (limit_minutes * 60), 1.0)
+    return (by_steps, "steps") if by_steps >= by_time else (by_time, "time")
+
+
 def _progress_bar(config: dict[str, Any], state: dict[str, Any], started: float):
-    """A tqdm bar over the budget that ends the run first: steps, or minutes when a time limit is set."""
+    """A tqdm bar over the budget that ends the run: the step budget or the time limit, whichever is nearer."""
     from stable_baselines3.common.callbacks import BaseCallback
     from tqdm.auto import tqdm
 
     training = config["training"]
-    limit = training["time_limit_minutes"]
+    limit, total = training["time_limit_minutes"], training["total_timesteps"]
+    budget = f"{total:,} steps" + (f" or {limit:g} min" if limit is not None else "")
 
     class ProgressBar(BaseCallback):
         def _on_training_start(self) -> None:
-            if limit is None:
-                self.bar = tqdm(total=training["total_timesteps"], initial=self.model.num_timesteps, unit="step")
-            else:
-                self.bar = tqdm(total=round(limit * 60), initial=round(state["elapsed_seconds"]), unit="s",
-                                bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f} s {postfix}")
+            self.bar = tqdm(total=1000, leave=True, bar_format="training: {percentage:3.0f}%|{bar}| {desc}")
+            self._update()
+
+        def _update(self) -> None:
+            elapsed = state["elapsed_seconds"] + time.monotonic() - started
+            steps = self.model.num_timesteps
+            fraction, leading = budget_progress(steps, total, elapsed, limit)
+            self.bar.set_description_str(f"{steps:,} steps, {elapsed:.0f} s of {budget} (ends on {leading})",
+                                         refresh=False)
+            done = round(fraction * 1000)
+            if done != self.bar.n:
+                self.bar.update(done - self.bar.n)
 
         def _on_step(self) -> bool:
-            if limit is None:
-                self.bar.update(self.model.num_timesteps - self.bar.n)
-            else:
-                elapsed = min(state["elapsed_seconds"] + time.monotonic() - started, limit * 60)
-                if elapsed - self.bar.n >= 1:
-                    self.bar.update(elapsed - self.bar.n)
-                    self.bar.set_postfix_str(f"{self.model.num_timesteps:,} steps", refresh=False)
+            if self.n_calls % 64 == 0:
+                self._update()
             return True
 
         def _on_training_end(self) -> None:
+            self._update()
             self.bar.close()
 
     return ProgressBar()
@@ -259,6 +273,9 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
                  "next_snapshot": config["selfplay"]["every_steps"]}
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
+    env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
+    setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
+                                   "rules": make_rules(env["variant"], **env["rules"]).options()})
     started = time.monotonic()
     remaining = training["total_timesteps"] - model.num_timesteps
     callbacks = [_callbacks(config, run, state, started)]
@@ -273,14 +290,17 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
     save_checkpoint(model, run, dict(state, elapsed_seconds=state["elapsed_seconds"] + time.monotonic() - started))
     vec_env.close()
     export_model(model, config, out / "model", run)
-    report = final_report(model, config, run)
+    report = final_report(model, config, run, progress=training["progress_bar"] and not quiet)
     if not quiet:
         print("\n".join(report["summary"]))
     return report
 
 
-def final_report(model: Any, config: dict[str, Any], run: RunFolder) -> dict[str, Any]:
-    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``."""
+def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: bool = False) -> dict[str, Any]:
+    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
+
+    ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
+    """
     evaluation, env = config["evaluation"], config["env"]
     out = run.path
     agent, _, _ = policy_agent(model, config)
@@ -288,7 +308,7 @@ def final_report(model: Any, config: dict[str, Any], run: RunFolder) -> dict[str
     if evaluation["final_deals"] > 0:
         report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
                                options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
-                               workers=evaluation["workers"]))
+                               workers=evaluation["workers"], progress=progress))
         report["summary"] = [f"run {config['name']}: {report['steps']} steps"] + summary_lines(report)
         arena = report.pop("arena", {})
         if arena:

@@ -1,0 +1,193 @@
+"""The benchmark table researchers cite: ``python -m benchmarks.suite`` writes docs/benchmark.md.
+
+For each variant (4 players, the R12 defaults of docs/rules.md):
+
+1. **Built-in agents, one round-robin**: ``search``, ``expected_value``,
+   ``greedy`` and ``random`` at one table, every seating of every duplicate
+   group (:mod:`agents.arena`): mean reward per deal with 95% bootstrap CIs,
+   pairwise differences with p-values, OpenSkill ratings, a plot.
+2. **The shipped model** (``models/<variant>/``, if there is one) against each
+   built-in agent in the arena's standard lineup: the model in one seat, the
+   opponent in the others, every seating; its margin over each, with 95% and
+   99% intervals and p-values.
+
+``--quick`` plays few games (minutes in all; the report then says the sample is
+too small to mean anything).  Everything is reproducible from ``--seed``; the
+report records the exact command, the seed and the versions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from commerce_env.rules import VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILT_IN = ("search", "expected_value", "greedy", "random")
+PLAYERS = 4
+FULL = {"table_games": 4800, "model_games": 20000, "match_games": 2000}
+QUICK = {"table_games": 240, "model_games": 96, "match_games": 48}
+
+
+def model_folder(variant: str, models: Path) -> Path | None:
+    """The shipped model of ``variant``, if there is one (``models/<variant>/model.json``)."""
+    folder = models / variant
+    return folder if (folder / "model.json").is_file() else None
+
+
+def plays_matches(variant: str) -> bool:
+    """Whether a game of the variant's defaults is a whole match (R4.5), not one deal."""
+    from commerce_env.rules import make_rules
+
+    return make_rules(variant).deals != 1
+
+
+def table_round_robin(variant: str, games: int, seed: int, workers: int, out: Path) -> dict[str, Any]:
+    """The built-in agents at one table (section 1)."""
+    from agents.arena import run_arena
+
+    return run_arena(list(BUILT_IN), variant=variant, num_players=PLAYERS, games=games, seed=seed,
+                     workers=workers, out_dir=out / variant / "built_in", progress=False)
+
+
+def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int, out: Path) -> dict[str, Any]:
+    """The shipped model against each built-in agent, standard lineup (section 2)."""
+    from agents.arena import evaluate_agent, write_outputs
+
+    spec = f"model:{folder}"
+    rows = {}
+    for opponent in BUILT_IN:
+        report = evaluate_agent(spec, [opponent], variant=variant, num_players=PLAYERS, deals=games,
+                                seed=seed, workers=workers)
+        result = report["result"]
+        write_outputs(result, out / variant / f"model_vs_{opponent}")
+        versus = report["vs"][opponent]
+        rows[opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
+                          "ci99": versus["ci99"],
+                          "p_value": versus["p_value"], "games": result["games"], "groups": result["groups"],
+                          "warnings": result["warnings"]}
+    return rows
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for name in ("commerce-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "openskill"):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    try:
+        out["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                                       check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        out["commit"] = "unknown"
+    return out
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """docs/benchmark.md: the headline, then one section per variant."""
+    lines = ["# Benchmark: every variant, every built-in agent and the shipped models", "",
+             f"Reproduce with `{report['command']}` (seed {report['seed']}; "
+             f"{'quick: samples too small to mean anything' if report['quick'] else 'full'}). "
+             "Rules: docs/rules.md, R12 defaults, 4 players. A *game* is one deal for trade and barter "
+             "and the old game, one whole match otherwise; rewards are per deal (counters, or money in "
+             "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md).", ""]
+    lines += ["## Headline", "", "| variant | best built-in agent | its mean per deal (95% CI) | "
+              "shipped model's margin over it (95% CI) | p |", "|---|---|---:|---:|---:|"]
+    for variant, section in report["variants"].items():
+        table = section["built_in"]
+        best = max(table["agents"], key=lambda n: table["agents"][n]["mean"])
+        a = table["agents"][best]
+        model = section.get("model")
+        if model:
+            row = model[best]
+            margin = f"{row['difference']:+.3f} [{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}]"
+            p = f"{row['p_value']:.2g}"
+        else:
+            margin, p = "no shipped model", ""
+        lines.append(f"| {variant} | {best} | {a['mean']:+.3f} [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
+                     f"{margin} | {p} |")
+    for variant, section in report["variants"].items():
+        table = section["built_in"]
+        lines += ["", f"## {variant}", "", f"Built-in agents at one table: {table['games']} games in "
+                  f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
+                  f"[full report](benchmark/{variant}/built_in/report.md).", ""]
+        lines += [f"**Warning:** {w}.\n" for w in table["warnings"]]
+        lines += ["| rank | agent | mean per deal | 95% CI | OpenSkill ordinal |", "|---:|---|---:|---|---:|"]
+        ranked = sorted(table["agents"], key=lambda n: -table["agents"][n]["mean"])
+        for rank, name in enumerate(ranked, 1):
+            a = table["agents"][name]
+            ordinal = table["ratings"].get(name, {}).get("ordinal", float("nan"))
+            lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
+                         f"{ordinal:.2f} |")
+        lines += ["", "| A | B | mean(A - B) per deal | 95% CI | p |", "|---|---|---:|---|---:|"]
+        for pair in table["pairwise"]:
+            lines.append(f"| {pair['a']} | {pair['b']} | {pair['mean_difference']:+.3f} | "
+                         f"[{pair['ci95'][0]:+.3f}, {pair['ci95'][1]:+.3f}] | {pair['p_value']:.2g} |")
+        lines += ["", f"![{variant}](benchmark/{variant}/built_in/mean_reward.png)"]
+        model = section.get("model")
+        if model:
+            lines += ["", f"Shipped model `models/{variant}` against each built-in agent (model in one seat, "
+                      "the opponent in the others):", "",
+                      "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",
+                      "|---|---:|---|---|---:|---:|"]
+            for opponent, row in model.items():
+                lines.append(f"| {opponent} | {row['difference']:+.3f} | [{row['ci95'][0]:+.3f}, "
+                             f"{row['ci95'][1]:+.3f}] | [{row['ci99'][0]:+.3f}, {row['ci99'][1]:+.3f}] | "
+                             f"{row['p_value']:.2g} | {row['games']} |")
+        else:
+            lines += ["", f"No shipped model in `models/{variant}/` yet."]
+    lines += ["", "## Versions", "", *(f"- {k}: {v}" for k, v in report["versions"].items()),
+              f"- wall time: {report['seconds']:.0f} s", ""]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    sizes = QUICK if args.quick else FULL
+    out = Path(args.out)
+    started = time.monotonic()
+    report: dict[str, Any] = {"command": " ".join(["python -m benchmarks.suite", *sys.argv[1:]]),
+                              "seed": args.seed, "quick": args.quick, "variants": {}}
+    for variant in args.variants:
+        print(f"benchmark: {variant}: built-in agents", file=sys.stderr, flush=True)
+        section: dict[str, Any] = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed,
+                                                                  args.workers, out)}
+        folder = model_folder(variant, Path(args.models))
+        if folder is not None:
+            print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
+            games = sizes["match_games"] if plays_matches(variant) else sizes["model_games"]
+            section["model"] = model_versus(variant, folder, games, args.seed, args.workers, out)
+        report["variants"][variant] = section
+    report["versions"] = versions()
+    report["seconds"] = time.monotonic() - started
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few games: minutes, not hours (too small to cite)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
+    parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
+    args = parser.parse_args(argv)
+    report = run(args)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
+    Path(args.markdown).write_text(markdown(report))
+    print(f"wrote {args.markdown} and {args.out}/", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

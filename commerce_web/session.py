@@ -1,0 +1,246 @@
+"""One person's match against agents, as the web app plays it (no Flask here).
+
+A :class:`Match` holds the engine game, the agents of the other seats and the
+human's seat.  Everything it sends out (:meth:`Match.state`) is built from
+the human seat's point of view (:func:`commerce_env.scene.build_scene`, R11):
+no card the human has not seen is ever in it.  Agents are driven through the
+project's agent API in one place, :func:`agent_action`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from commerce_env.cards import format_cards
+from commerce_env.engine import actions as A
+from commerce_env.engine import new_game
+from commerce_env.engine.base import Game
+from commerce_env.engine.settlement import Showdown
+from commerce_env.policies import listens
+from commerce_env.replay import record_game
+from commerce_env.rules import DEFAULTS, OPTIONS, VARIANTS, make_rules
+from commerce_env.scene import action_text, build_scene, plays_for_money, showdown_scene
+from commerce_env.view import public_text, seat_view
+
+BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
+MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
+
+
+class RequestError(ValueError):
+    """A request the match refuses; the message says why (sent to the browser as JSON)."""
+
+
+def agent_action(agent: Any, game: Game, seat: int) -> int:
+    """The agent API, in one place: ``Agent.act(view)`` with the seat's view only (R11)."""
+    return int(agent.act(seat_view(game, seat)))
+
+
+def make_opponent(spec: str) -> Any:
+    from agents import make_agent
+
+    return make_agent(spec)
+
+
+def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Rule options from the form: each value a JSON/YAML text (``1``, ``until_out``, ``[pair, point]``)
+    or already a value; an empty text keeps the default."""
+    import yaml
+
+    if not isinstance(raw, Mapping):
+        raise RequestError(f"options must be an object of option names and values, got {raw!r}")
+    options: dict[str, Any] = {}
+    for name, value in raw.items():
+        if isinstance(value, str):
+            if not value.strip():
+                continue
+            try:
+                value = yaml.safe_load(value)
+            except yaml.YAMLError:
+                raise RequestError(f"option {name!r}: cannot read {value!r}") from None
+        options[name] = value
+    return options
+
+
+def variants_info() -> dict[str, Any]:
+    """The variants, their options with R12 defaults, and the built-in agents (for the form)."""
+    out = {}
+    for variant in VARIANTS:
+        rules = make_rules(variant)
+        defaults = rules.options()
+        defaults.pop("variant")
+        out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant])},
+                        "r12": sorted(DEFAULTS[variant])}
+    return {"variants": out, "agents": list(BUILT_IN_AGENTS)}
+
+
+class Match:
+    """A match: the human in ``seat``, agents elsewhere; thread-safe per match."""
+
+    def __init__(self, variant: str, num_players: int, seat: int, opponents: Sequence[str],
+                 options: Mapping[str, Any] | None = None, seed: int | None = None):
+        if variant not in VARIANTS:
+            raise RequestError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+        try:
+            self.rules = make_rules(variant, **parse_options(variant, options or {}))
+            self.rules.check_players(num_players)
+        except (ValueError, TypeError) as error:
+            raise RequestError(str(error)) from None
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+            raise RequestError(f"seat must be a number from 0 to {num_players - 1}, got {seat!r}")
+        if isinstance(opponents, str) or not opponents or not all(isinstance(o, str) and o for o in opponents):
+            raise RequestError("opponents must be a non-empty list of agent names or model:<folder>, "
+                               f"got {opponents!r}")
+        self.seat = seat
+        self.num_players = num_players
+        self.seed = random.randrange(2**31) if seed is None else seed
+        self.agents: list[Any] = [None] * num_players
+        self.names = ["you"] * num_players
+        k = 0
+        for s in range(num_players):
+            if s == seat:
+                continue
+            spec = opponents[k % len(opponents)]
+            k += 1
+            try:
+                agent = make_opponent(spec)
+            except (ValueError, TypeError, OSError) as error:
+                raise RequestError(f"opponent {spec!r}: {error}") from None
+            self.agents[s] = agent
+            self.names[s] = f"{short_name(spec)} ({s})"
+        # The human is the eldest hand of the first deal, so he acts first (R3.1: the eldest sits at the
+        # dealer's left); with a knock before his turn he would otherwise see a deal end without him.
+        self.game = new_game(self.rules, num_players, dealer=(seat - 1) % num_players, rng=random.Random(self.seed))
+        for s, agent in enumerate(self.agents):
+            if agent is not None:
+                try:
+                    agent.reset(s, num_players, self.rules, self.seed + s)
+                except ValueError as error:  # e.g. a model trained for other rules or players
+                    raise RequestError(f"opponent {self.names[s]}: {error}") from None
+        self.watchers = [(s, a) for s, a in enumerate(self.agents) if a is not None and _listens(a)]
+        self.lock = threading.Lock()
+        self.since = 0  # history index of the human's last action + 1
+        self.error = ""
+        self._advance()
+
+    # -------------------------------------------------------------- play
+    def act(self, text: Any) -> None:
+        """The human's action, given by its canonical text (R12), then the agents until his turn."""
+        game = self.game
+        if game.is_over():
+            raise RequestError("the match is over; start a new one")
+        if game.current_player != self.seat:  # cannot happen: agents move until the human's turn
+            raise RequestError("it is not your turn")
+        if not isinstance(text, str) or not text.strip():
+            raise RequestError(f"an action is a text such as 'knock' or 'offer 10H', got {text!r}")
+        legal = game.legal_actions()
+        words = text.split()
+        if words[0] == "exchange" and len(words) == 2:
+            raise RequestError(f"{text!r}: choose a card of the table too (exchange <your card> <table card>)")
+        if words[0] in A.CARD_VERBS and len(words) == 1:
+            raise RequestError(f"{text!r}: choose one of your cards first")
+        try:
+            action = game.action_from_text(text, self.seat)
+        except (ValueError, TypeError) as error:
+            raise RequestError(str(error)) from None
+        if action not in legal:
+            choices = ", ".join(game.action_text(a, self.seat) for a in legal)
+            raise RequestError(f"{text!r} is not allowed now; your choices: {choices}")
+        self.since = len(game.history)
+        self._apply(self.seat, action)
+        self.since = len(game.history)
+        self._advance()
+
+    def _advance(self) -> None:
+        game = self.game
+        while not game.is_over() and game.current_player != self.seat:
+            if len(game.history) > MAX_ACTIONS:
+                raise RuntimeError("the match did not end")
+            seat = game.current_player
+            self._apply(seat, agent_action(self.agents[seat], game, seat))
+
+    def _apply(self, seat: int, action: int) -> None:
+        game = self.game
+        entry = len(game.record)
+        game.apply(action)
+        for watcher_seat, agent in self.watchers:
+            agent.observe(seat, public_text(game, entry, watcher_seat))  # R11
+
+    # ------------------------------------------------------------- views
+    def state(self) -> dict[str, Any]:
+        """Everything the page shows, from the human seat's point of view only (R11)."""
+        game, seat = self.game, self.seat
+        current = build_scene(game, seat, self.names, showdown=False)
+        recent = [s for s in game.showdowns if s.actions >= self.since]  # since the human's last action
+        shown = showdown_scene(game, recent[-1], seat, self.names) if recent else None
+        my_turn = game.current_player == seat
+        legal = []
+        if my_turn:
+            for action in game.legal_actions():
+                kind = A.action_kind(action)
+                cards = [str(c) for c in game.action_cards(action, seat)] if action >= A.READY_MONEY else []
+                legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards})
+        return {
+            "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,
+            "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal,
+            "since": self.events(self.since), "deals": [self._deal_result(s) for s in game.showdowns],
+            "over": game.is_over(), "actions": len(game.history),
+            "returns": game.returns() if game.is_over() else None,
+        }
+
+    def events(self, start: int) -> list[str]:
+        """What happened from history index ``start``: actions as the human knows them,
+        showdowns and new deals, in order."""
+        game = self.game
+        shown_at: dict[int, list[Showdown]] = {}
+        for shown in game.showdowns:
+            shown_at.setdefault(shown.actions, []).append(shown)
+        lines = []
+        for index in range(start, len(game.history) + 1):
+            for shown in shown_at.get(index, []):  # after action index - 1
+                lines.append(self._showdown_line(shown))
+                if game.deals_dealt > shown.deal:
+                    lines.append(f"Deal {shown.deal + 1}, dealt by {self.names[self._next_dealer(shown)]}.")
+            if index < len(game.history):
+                actor = game.history[index][0]
+                lines.append(f"{self.names[actor]}: {action_text(game.history, index, self.seat)}")
+        return lines
+
+    def _next_dealer(self, shown: Showdown) -> int:
+        later = [s for s in self.game.showdowns if s.deal == shown.deal + 1]
+        return later[0].dealer if later else self.game.dealer
+
+    def _showdown_line(self, shown: Showdown) -> str:
+        hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({shown.categories[s]})"
+                          for s, h in enumerate(shown.hands) if h)
+        winners = " and ".join(self.names[w] for w in shown.winners)
+        return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if len(shown.winners) > 1 else 'wins'}."
+
+    def _deal_result(self, shown: Showdown) -> dict[str, Any]:
+        money = plays_for_money(self.game)
+        before, after = (shown.money_before, shown.money_after) if money else (shown.counters_before,
+                                                                                 shown.counters_after)
+        return {"deal": shown.deal, "winners": [self.names[w] for w in shown.winners],
+                "category": shown.categories[shown.winners[0]],
+                "changes": {self.names[s]: after[s] - before[s] for s in range(self.num_players) if shown.hands[s]}}
+
+    def replay_record(self) -> dict[str, Any]:
+        """The finished match as a replay record (commerce_env.replay)."""
+        return record_game(self.game, self.names)
+
+
+def short_name(spec: str) -> str:
+    """A short label: ``model:models/widow`` is ``model widow``."""
+    if spec.startswith("model:") or spec.endswith(".json"):
+        from pathlib import PurePath
+
+        path = PurePath(spec[len("model:"):] if spec.startswith("model:") else spec)
+        stem = path.stem if path.suffix == ".json" else path.name
+        return f"model {stem or path.parent.name}"
+    return spec
+
+
+def _listens(agent: Any) -> bool:
+    return listens(agent)

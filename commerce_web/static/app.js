@@ -1,0 +1,311 @@
+// Commerce in the browser: plain JavaScript, no build step.  The server sends only what the
+// human's seat knows (R11); this page draws it and sends the human's clicks as action texts.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+const VERBS = {
+  knock: "knock", stand: "stand", continue: "continue", pass: "pass", decline: "decline",
+  take_widow: "take the widow", keep_hand: "keep my hand", buy_horse: "buy a horse", no_horse: "no horse",
+  ready_money: "trade for ready money", offer: "offer (barter)", give: "give", exchange: "exchange",
+};
+const CARD_VERBS = ["ready_money", "offer", "give", "exchange"];
+const TITLES = {
+  trade_barter: "Commerce: trade and barter", widow: "Commerce with a widow", my_ship_sails: "My Ship Sails",
+  old_game: "Commerce: the old game", pool: "Pool commerce",
+};
+
+let info = null;          // variants, options, agents
+let matchId = null;       // the unguessable id of this browser's match
+let settings = null;      // the last match's settings, for "play again"
+let state = null;         // the last state the server sent
+let showingShowdown = false;
+let selected = { hand: null, table: null };
+let replay = null;        // {scenes, lines, index}
+
+async function api(method, url, body) {
+  const response = await fetch(url, {
+    method, headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || `${response.status}`);
+  return data;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function cardNode(card, options = {}) {
+  if (card === null) return el("div", { class: "card back", title: "face down" });
+  const rank = card.slice(0, -1), suit = card.slice(-1);
+  const node = el("div", { class: "card" + ("DH".includes(suit) ? " red" : ""), "data-card": card, title: card },
+    el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUITS[suit] }));
+  if (options.onclick) { node.classList.add("clickable"); node.addEventListener("click", options.onclick); }
+  if (options.selected) node.classList.add("selected");
+  return node;
+}
+
+// ------------------------------------------------------------------ the table
+function drawScene(container, scene, interactive) {
+  container.replaceChildren();
+  const n = scene.seats.length;
+  container.classList.toggle("crowded", n > 6);  // smaller seats around a bigger table
+  container.classList.toggle("very-crowded", n > 9);
+  const bottom = scene.viewer === null ? 0 : scene.viewer;
+  for (const seat of scene.seats) {
+    const k = (seat.seat - bottom + n) % n;
+    const angle = Math.PI / 2 + (2 * Math.PI * k) / n;  // play passes left: clockwise on screen (R3.1)
+    const node = el("div", { class: "seat", id: `seat-${seat.seat}`, "data-seat": seat.seat });
+    node.style.left = `${50 + 40 * Math.cos(angle)}%`;
+    node.style.top = `${50 + 34 * Math.sin(angle)}%`;
+    if (seat.to_act && !scene.showdown) node.classList.add("to-act");
+    if (seat.winner) node.classList.add("winner");
+    if (seat.out) node.classList.add("out");
+    node.append(el("div", { class: "name", text: seat.name }));
+    if (seat.dealer) node.append(el("div", { class: "dealer", text: "D", title: "dealer" }));
+    let balance = `${scene.counters_label} ${seat.counters}`;
+    if (seat.money !== null) balance += `   money ${seat.money}`;
+    node.append(el("div", { class: "balance", text: balance }));
+    const cards = el("div", { class: "cards" + (seat.seat === scene.viewer ? " my-hand" : "") });
+    for (const card of seat.cards) {
+      const mine = interactive && seat.seat === scene.viewer && card !== null;
+      cards.append(cardNode(card, mine ? {
+        onclick: () => select("hand", card), selected: selected.hand === card,
+      } : {}));
+    }
+    node.append(cards);
+    let note = "", cls = "note";
+    if (scene.showdown) {
+      note = seat.category + (seat.change ? `  ${seat.change > 0 ? "+" : ""}${seat.change}` : "");
+      if (seat.winner) { note = "WINS  " + note; cls += " win"; } else if (seat.change < 0) cls += " loss";
+    } else {
+      note = [seat.out ? "out" : "", seat.status || seat.last.replace("_", " ")].filter(Boolean).join(" ");
+    }
+    node.append(el("div", { class: cls, text: note }));
+    container.append(node);
+  }
+  const centre = el("div", { class: "centre" });
+  const title = $(`${container.id}-title`);
+  if (title) {
+    title.textContent = `${TITLES[scene.variant] || scene.variant} \u00b7 deal ${scene.deal}` +
+      (scene.showdown || scene.over ? "" : `, round ${scene.round}`);
+  }
+  if (scene.table.length) {
+    centre.append(el("div", { class: "label", text: scene.table_name }));
+    const table = el("div", { class: "cards", id: "table-cards" });
+    for (const card of scene.table) {
+      table.append(cardNode(card, interactive ? {
+        onclick: () => select("table", card), selected: selected.table === card,
+      } : {}));
+    }
+    centre.append(table);
+  }
+  const facts = [];
+  if (scene.counters_label !== "counters" || scene.pool) facts.push(`pool ${scene.pool}`);
+  if (scene.stock !== null) facts.push(`stock ${scene.stock}`);
+  centre.append(el("div", { class: "info", text: facts.join("    ") }));
+  if (scene.showdown) centre.append(el("div", { class: "showdown", text: "SHOWDOWN" }));
+  container.append(centre);
+  const status = el("div", { class: "status" });
+  if (scene.last_action) status.append(el("div", { text: "last: " + scene.last_action }));
+  for (const line of [scene.result, scene.match_result]) {
+    if (line) status.append(el("div", { class: "result", text: line }));
+  }
+  container.append(status);
+}
+
+function select(where, card) {
+  selected[where] = selected[where] === card ? null : card;
+  renderState();
+}
+
+// ------------------------------------------------------------------- playing
+function renderState() {
+  const scene = showingShowdown ? state.showdown : state.scene;
+  const interactive = state.my_turn && !showingShowdown;
+  drawScene($("table"), scene, interactive);
+  const actions = $("actions");
+  actions.replaceChildren();
+  $("hand-hint").textContent = "";
+  if (showingShowdown && !state.over) {
+    $("prompt").textContent = state.showdown.result;
+    actions.append(el("button", { id: "continue-deal", type: "button", text: `Continue to deal ${state.scene.deal}`,
+      onclick: () => { showingShowdown = false; renderState(); } }));
+  } else if (state.over) {
+    $("prompt").textContent = "The match is over.";
+  } else {
+    $("prompt").textContent = state.my_turn ? `Your turn: ${state.scene.prompt.replace(/^you /, "")}.` :
+      state.scene.prompt;
+    const verbs = [...new Set(state.legal.map((a) => a.verb))];
+    for (const verb of verbs) {
+      const needsCard = CARD_VERBS.includes(verb);
+      actions.append(el("button", {
+        type: "button", class: needsCard ? "card-verb" : "", "data-verb": verb,
+        text: VERBS[verb] || verb, onclick: () => clickVerb(verb),
+      }));
+    }
+    if (verbs.some((v) => CARD_VERBS.includes(v))) {
+      $("hand-hint").textContent = verbs.includes("exchange")
+        ? "Click one of your cards and a table card, then exchange." : "Click one of your cards, then the action.";
+    }
+  }
+  const since = $("since");
+  since.replaceChildren(...state.since.map((line) => el("li", { text: line })));
+  since.scrollTop = since.scrollHeight;
+  const deals = $("deals").querySelector("tbody");
+  deals.replaceChildren(...state.deals.map((d) => el("tr", {},
+    el("td", { text: String(d.deal) }), el("td", { text: d.winners.join(", ") }), el("td", { text: d.category }),
+    el("td", { text: Object.entries(d.changes).filter(([, c]) => c).map(([name, c]) =>
+      `${name} ${c > 0 ? "+" : ""}${c}`).join(", ") }))));
+  const result = $("result");
+  result.textContent = state.over ? state.scene.match_result || "Match over." : "";
+  $("again").classList.toggle("hidden", !state.over);
+  document.body.dataset.actions = String(state.actions);
+}
+
+function clickVerb(verb) {
+  let text = verb;
+  if (CARD_VERBS.includes(verb)) {
+    // Sent as chosen; the server says what is wrong with an incomplete or illegal choice.
+    text = [verb, selected.hand, verb === "exchange" ? selected.table : null].filter(Boolean).join(" ");
+  }
+  send(text);
+}
+
+async function send(text) {
+  $("error").textContent = "";
+  document.body.dataset.busy = "yes";
+  try {
+    state = await api("POST", `/api/matches/${matchId}/actions`, { action: text });
+    selected = { hand: null, table: null };
+    showingShowdown = state.showdown !== null;  // a deal ended since the last action: show its hands first
+    renderState();
+  } catch (error) {
+    $("error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
+  }
+}
+
+async function start(event) {
+  if (event) event.preventDefault();
+  $("error").textContent = "";
+  const options = {};
+  for (const input of $("options").querySelectorAll("input")) {
+    if (input.value.trim()) options[input.name] = input.value.trim();
+  }
+  const seed = $("seed").value.trim();
+  settings = {
+    variant: $("variant").value, players: Number($("players").value), seat: Number($("seat").value),
+    opponents: $("opponents").value.split(",").map((s) => s.trim()).filter(Boolean), options,
+    seed: seed ? Number(seed) : null,
+  };
+  await begin(settings);
+}
+
+async function begin(chosen) {
+  document.body.dataset.busy = "yes";
+  $("setup-error").textContent = "";
+  try {
+    const data = await api("POST", "/api/matches", chosen);
+    matchId = data.id;
+    document.body.dataset.match = matchId;
+    state = data.state;
+    selected = { hand: null, table: null };
+    showingShowdown = state.showdown !== null;
+    $("setup").classList.add("hidden");
+    $("game").classList.remove("hidden");
+    renderState();
+  } catch (error) {
+    $("setup-error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
+  }
+}
+
+function fillOptions() {
+  const variant = $("variant").value;
+  const table = $("options");
+  table.replaceChildren();
+  for (const [name, value] of Object.entries(info.variants[variant].options)) {
+    const shown = Array.isArray(value) ? `[${value.join(", ")}]` : String(value);
+    table.append(el("tr", {}, el("td", { text: name }),
+      el("td", {}, el("input", { name, id: `option-${name}`, placeholder: shown }))));
+  }
+}
+
+// ------------------------------------------------------------------- replays
+async function openReplay() {
+  $("replay-error").textContent = "";
+  document.body.dataset.busy = "yes";
+  const file = $("replay-file").files[0];
+  if (!file) {
+    $("replay-error").textContent = "Choose a replay file first.";
+    document.body.dataset.busy = "no";
+    return;
+  }
+  try {
+    const text = await file.text();
+    const data = await api("POST", "/api/replays", { text, game: Number($("replay-game").value) });
+    replay = { ...data, index: 0 };
+    $("replay-slider").max = String(data.scenes.length - 1);
+    $("replay-view").classList.remove("hidden");
+    showReplay(0);
+  } catch (error) {
+    $("replay-error").textContent = error.message;
+  } finally {
+    document.body.dataset.busy = "no";
+  }
+}
+
+function showReplay(index) {
+  replay.index = Math.max(0, Math.min(replay.scenes.length - 1, index));
+  drawScene($("replay-table"), replay.scenes[replay.index], false);
+  $("replay-slider").value = String(replay.index);
+  $("replay-position").textContent = `step ${replay.index + 1} of ${replay.scenes.length} (game ${replay.game} of ${replay.games})`;
+}
+
+function showTab(name) {
+  $("tab-play").classList.toggle("active", name === "play");
+  $("tab-replay").classList.toggle("active", name === "replay");
+  $("replay").classList.toggle("hidden", name !== "replay");
+  $("setup").classList.toggle("hidden", name !== "play" || matchId !== null);
+  $("game").classList.toggle("hidden", name !== "play" || matchId === null);
+}
+
+async function init() {
+  info = await api("GET", "/api/variants");
+  for (const variant of Object.keys(info.variants)) {
+    $("variant").append(el("option", { value: variant, text: TITLES[variant] || variant }));
+  }
+  const names = [...info.agents, ...info.models];
+  $("agent-list").replaceChildren(...names.map((name) => el("option", { value: name })));
+  $("agent-names").textContent = names.join(", ");
+  $("setup-form").append(el("div", { id: "setup-error", role: "alert", class: "error" }));
+  fillOptions();
+  $("variant").addEventListener("change", fillOptions);
+  $("setup-form").addEventListener("submit", start);
+  $("again").addEventListener("click", () => begin({ ...settings, seed: null }));
+  $("new-setup").addEventListener("click", () => { matchId = null; showTab("play"); });
+  $("tab-play").addEventListener("click", () => showTab("play"));
+  $("tab-replay").addEventListener("click", () => showTab("replay"));
+  $("replay-load").addEventListener("click", openReplay);
+  $("replay-first").addEventListener("click", () => showReplay(0));
+  $("replay-prev").addEventListener("click", () => showReplay(replay.index - 1));
+  $("replay-next").addEventListener("click", () => showReplay(replay.index + 1));
+  $("replay-last").addEventListener("click", () => showReplay(replay.scenes.length - 1));
+  $("replay-slider").addEventListener("input", (e) => showReplay(Number(e.target.value)));
+  document.body.dataset.ready = "yes";
+}
+
+init().catch((error) => { document.body.prepend(el("p", { class: "error", text: String(error) })); });

@@ -1,0 +1,48 @@
+"""``python -m benchmarks.suite``: the benchmark table, on a size a test can afford."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from agents.learned import make_meta, save_model, weights_from_policy  # noqa: E402
+from benchmarks import suite  # noqa: E402
+from commerce_env.rules import make_rules  # noqa: E402
+from commerce_env.single_agent import CommerceEnv  # noqa: E402
+
+
+@pytest.fixture
+def models(tmp_path):
+    """A folder of shipped models holding an (untrained) old-game model."""
+    torch.set_num_threads(1)
+    env = CommerceEnv(variant="old_game", num_players=4, opponents=["random"])
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64,
+                                    policy_kwargs=dict(net_arch=[16]))
+    weights, network = weights_from_policy(model.policy)
+    save_model(tmp_path / "models" / "old_game", weights, make_meta(make_rules("old_game"), 4, network),
+               use_safetensors=False)
+    return tmp_path / "models"
+
+
+def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_path, models, monkeypatch):
+    monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
+    monkeypatch.setattr(suite, "BUILT_IN", ("expected_value", "greedy", "random"))  # search is slow for a test
+    out, md = tmp_path / "bench", tmp_path / "benchmark.md"
+    assert suite.main(["--quick", "--variants", "old_game", "trade_barter", "--workers", "1",
+                       "--models", str(models), "--out", str(out), "--markdown", str(md)]) == 0
+    report = json.loads((out / "suite.json").read_text())
+    old = report["variants"]["old_game"]
+    assert set(old["built_in"]["agents"]) == {"expected_value", "greedy", "random"}
+    assert set(old["model"]) == {"expected_value", "greedy", "random"}
+    for row in old["model"].values():
+        assert row["ci99"][0] <= row["ci95"][0] <= row["difference"] <= row["ci95"][1] <= row["ci99"][1]
+    assert "model" not in report["variants"]["trade_barter"]  # no shipped model there
+    text = md.read_text()
+    assert "| old_game |" in text and "no shipped model" in text
+    assert "not meaningful" in text  # a quick run says its samples are too small
+    assert (out / "old_game" / "built_in" / "mean_reward.png").is_file()
+    assert report["versions"]["numpy"] != "not installed"
