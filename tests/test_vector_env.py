@@ -194,8 +194,8 @@ def test_maskable_ppo_trains_on_the_vec_env():
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_compiled_opponent_loop_plays_greedy_matches_as_the_readable_engine(variant):
-    # The compiled loop (greedy in every seat, no learner) ends each match exactly as greedy_action
-    # played through the readable engine does: the same returns, balances and history length.
+    # The compiled loop (greedy in every seat, no learner) ends each match exactly as GreedyAgent
+    # playing through the readable engine does: the same returns and balances.
     from agents.batched import play_compiled
 
     rng = random.Random(f"compiled-{variant}")
@@ -211,12 +211,12 @@ def test_compiled_opponent_loop_plays_greedy_matches_as_the_readable_engine(vari
     earned = np.zeros(games)
     play_compiled(engine, np.full(games, -1), np.zeros((games, n), dtype=np.int64), specs, earned,
                   np.zeros(games, dtype=bool), np.zeros(games, dtype=bool))
-    threshold = quantile_key(variant, rules.combinations, 0.6)
+    greedy = GreedyAgent(quantile=0.6)
     checked = 0
     for g in range(games):
         ref = new_game(rules, n, decks=decks[g], dealer=dealers[g])
         while not ref.over and ref.deals_dealt < 40:
-            ref.apply(greedy_action(ref, ref.current_player, threshold))
+            ref.apply(greedy.act(seat_view(ref, ref.current_player)))
         if ref.deals_dealt >= 40:
             continue  # a long freeze-out ran past the given packs
         assert engine.over[g]
