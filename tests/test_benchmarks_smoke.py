@@ -77,3 +77,21 @@ def test_bad_options_are_refused(bench):
         bench.main(["--only", "nonsense"])
     with pytest.raises(ValueError, match="repeats"):
         bench.main(["--repeats", "0", "--only", "hands"])
+
+
+def test_vector_section_rows(bench, monkeypatch):
+    # The batched engine's section builds its rows (training figures stubbed: they take minutes).
+    pytest.importorskip("numba")
+    import benchmarks.vector_speed as vector_speed
+
+    monkeypatch.setattr(vector_speed, "engine_figures", lambda repeats, seconds: {
+        "per_cpu_second": {**{f"{k}/{v}": 1e6 for k in ("batch", "readable") for v in vector_speed.VARIANTS},
+                           "batch_api/trade_barter": 5e5},
+        "ratios": {f"batch/readable {v}": 20.0 for v in vector_speed.VARIANTS}})
+    monkeypatch.setattr(vector_speed, "training_figures", lambda repeats, seconds: {
+        "per_cpu_second": {"dummy x4 (today)": 1.0, "batch x64": 7.0, "zero-cost x64": 8.0},
+        "cpu_ratios": {"batch x64 / dummy x4 (today)": 7.0, "batch x64 / zero-cost x64": 0.875}})
+    rows = bench.vector_section(bench.Settings(repeats=1, seconds=0.01, episodes=1, import_repeats=1))
+    names = [row.name for row in rows]
+    assert any("trade_barter" in name for name in names) and any("memory" in name for name in names)
+    assert [row.met for row in rows if "x64" in row.name] == [True, True]
