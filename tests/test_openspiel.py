@@ -387,12 +387,47 @@ def test_observation_pieces_are_the_aec_layout():
     assert "deal_history" in info.dict and info.dict["deal_history"].shape[0] == state.get_game().deal_steps
 
 
-def test_a_public_observer_is_refused_with_a_clear_error():
-    game = load("old_game", players=2)
-    public = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
-                                        private_info=pyspiel.PrivateInfoType.NONE)
+def test_public_and_private_observers_split_the_observation():
+    # R11: the private sections are what only the seat knows; the public ones what all know.
+    from commerce_env.observation import encode, layout
+
+    state = some_decision("trade_barter", 5, 2, players=3)
+    game = state.get_game()
+    full = encode(state.engine, 1)
+    starts = {name: (start, length) for name, start, length in layout(3)}
+    none, single = pyspiel.PrivateInfoType.NONE, pyspiel.PrivateInfoType.SINGLE_PLAYER
+    public = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                              private_info=none))
+    private = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                                               private_info=single))
+    public.set_from(state, 1)
+    private.set_from(state, 1)
+    assert set(private.dict) == {"hand", "hand_slots", "gave_left", "gave_right", "discarded"}
+    assert set(public.dict) | set(private.dict) == set(starts) and not set(public.dict) & set(private.dict)
+    for observer in (public, private):
+        for name, piece in observer.dict.items():
+            start, length = starts[name]
+            assert np.array_equal(piece.ravel(), full[start:start + length])
+    hand = " ".join(str(CARDS[c]) for c in state.engine.hands[1])
+    assert hand in private.string_from(state, 1) and hand not in public.string_from(state, 1)
+
+
+@pytest.mark.parametrize("obs_type", [
+    dict(perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE),
+    dict(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS),
+])
+def test_observers_not_provided_are_refused_with_a_clear_error(obs_type):
     with pytest.raises(ValueError, match="unsupported observation type"):
-        game.make_py_observer(public)
+        load("old_game", players=2).make_py_observer(pyspiel.IIGObservationType(**obs_type))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_openspiel_playthrough_runs(variant):
+    # OpenSpiel's generate_playthrough calls every observer, string and tensor of a random match.
+    from open_spiel.python.algorithms import generate_playthrough
+
+    text = generate_playthrough.playthrough(f"python_commerce_{variant}(players=2,deck_size=32)", None)
+    assert "Returns() = " in text and "IsTerminal() = True" in text
 
 
 # ------------------------------------------------------------------ algorithms
