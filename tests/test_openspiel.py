@@ -521,6 +521,23 @@ def test_external_sampling_mccfr_runs_and_its_policy_plays_in_the_arena(tmp_path
     assert result["games"] == 8 and f"openspiel:policy:{path}" in result["agents"]
 
 
+def test_outcome_sampling_mccfr_runs_on_three_players():
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    from agents.openspiel import mccfr_table
+
+    game = load("old_game", players=3, deck_size=32, max_rounds=1)
+    np.random.seed(1)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(60):
+        solver.iteration()
+    table = mccfr_table(solver)
+    assert table and all(key.startswith("seat ") for key in table)
+    state = some_decision("old_game", 2, 0, players=3, deck_size=32, max_rounds=1)
+    probabilities = solver.average_policy().action_probabilities(state)
+    assert set(probabilities) == set(state.legal_actions()) and abs(sum(probabilities.values()) - 1) < 1e-9
+
+
 def test_a_policy_file_for_another_game_is_refused(tmp_path):
     from agents.arena import run_arena
     from agents.openspiel import save_policy
