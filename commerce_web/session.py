@@ -114,7 +114,10 @@ class Match:
         self.game = new_game(self.rules, num_players, dealer=(seat - 1) % num_players, rng=random.Random(self.seed))
         for s, agent in enumerate(self.agents):
             if agent is not None:
-                agent.reset(s, num_players, self.rules, self.seed + s)
+                try:
+                    agent.reset(s, num_players, self.rules, self.seed + s)
+                except ValueError as error:  # e.g. a model trained for other rules or players
+                    raise RequestError(f"opponent {self.names[s]}: {error}") from None
         self.watchers = [(s, a) for s, a in enumerate(self.agents) if a is not None and _listens(a)]
         self.lock = threading.Lock()
         self.since = 0  # history index of the human's last action + 1

@@ -85,7 +85,7 @@ class Game:
         self.first_dealer = dealer
         # Every deal's pack and every showdown of the match, for replays (immutable: clones share them).
         self.packs_dealt: tuple[tuple[int, ...], ...] = ()
-        self.showdowns: tuple[Showdown, ...] = ()
+        self._showdowns: tuple[tuple, ...] = ()  # raw facts; see `showdowns`
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
@@ -320,17 +320,27 @@ class Game:
         self.values = values
         counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
-        self.showdowns += (Showdown(
-            self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
-            tuple(values),
-            tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
-            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history)),)
+        # Speed: only the raw facts, as one tuple per deal; Showdown objects are made when asked for.
+        self._showdowns += ((self.deals_dealt, self.dealer, tuple(self.order), tuple(map(tuple, self.hands)),
+                             tuple(self.table), tuple(values), counters, tuple(self.counters), money,
+                             tuple(self.money), pool, len(self.history)),)
         self._end_deal(counted=counted)
 
     @property
+    def showdowns(self) -> tuple[Showdown, ...]:
+        """Every showdown of the match, in order (R11: all hands are shown there)."""
+        return tuple(self._make_showdown(raw) for raw in self._showdowns)
+
+    @property
     def last_showdown(self) -> Showdown | None:
-        """The latest showdown of the match (R11: all hands are shown there), or None."""
-        return self.showdowns[-1] if self.showdowns else None
+        """The latest showdown of the match, or None."""
+        return self._make_showdown(self._showdowns[-1]) if self._showdowns else None
+
+    def _make_showdown(self, raw: tuple) -> Showdown:
+        deal, dealer, order, hands, table, values, *balances, pool, actions = raw
+        categories = tuple(self.category(v) if v >= 0 else "" for v in values)
+        winners = tuple(best_hands(values, order, self.rules.tie_break))
+        return Showdown(deal, dealer, hands, table, values, categories, winners, *balances, pool, actions)
 
     def category(self, value: int) -> str:
         """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""

@@ -59,6 +59,8 @@ function cardNode(card, options = {}) {
 function drawScene(container, scene, interactive) {
   container.replaceChildren();
   const n = scene.seats.length;
+  container.classList.toggle("crowded", n > 6);  // smaller seats around a bigger table
+  container.classList.toggle("very-crowded", n > 9);
   const bottom = scene.viewer === null ? 0 : scene.viewer;
   for (const seat of scene.seats) {
     const k = (seat.seat - bottom + n) % n;
