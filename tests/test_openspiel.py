@@ -453,6 +453,23 @@ def test_ismcts_plays_a_whole_until_out_match():
     assert sorted(returns) == [-3.0, 3.0]
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ismcts_and_external_sampling_mccfr_run_on_every_variant(variant):
+    from open_spiel.python.algorithms import external_sampling_mccfr
+
+    from agents.openspiel import ismcts_bot
+
+    params = {"players": 2, "deck_size": 32, "deals": 1, "max_rounds": 1}
+    state = some_decision(variant, 6, 0, **params)
+    bot = ismcts_bot(state.get_game(), state.current_player(), 3, simulations=12)
+    assert bot.step(state) in state.legal_actions()
+    np.random.seed(2)
+    solver = external_sampling_mccfr.ExternalSamplingSolver(load(variant, **params))
+    for _ in range(3):
+        solver.iteration()
+    assert solver.average_policy().action_probabilities(state)
+
+
 def test_evaluate_bots_with_our_agents():
     from open_spiel.python.algorithms import evaluate_bots
 
