@@ -356,6 +356,13 @@ def test_ready_money_shows_the_drawn_card_to_the_trader_only():
     state = _dealt("trade_barter", deck, 3, players=4)
     _act(state, "ready_money 9H")
     assert "0 ready_money 9H draws 2C" in state.information_state_string(0)
+    observer = state.get_game().make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    observer.set_from(state, 0)
+    row = observer.dict["deal_history"][0]  # actor 0 (4 seats), ready_money, 9H then 2C
+    cards = 4 + 13
+    assert row[cards + 7] and row[cards + 13 + 2] and row[cards + 17 + 0] and row[cards + 17 + 13 + 0]
+    observer.set_from(state, 1)
+    assert not observer.dict["deal_history"][0][cards:].any()
     for seat in (1, 2, 3):
         text = state.information_state_string(seat)
         assert "0 ready_money" in text and "2C" not in text and "9H" not in text

@@ -140,7 +140,8 @@ def _pieces(num_players: int, deal_steps: int, public: bool, private: bool,
 
 
 def event_features(num_players: int) -> int:
-    """One row of ``deal_history``: the actor (relative seat), the kind, up to two cards."""
+    """One row of ``deal_history``: the actor (relative seat), the kind, up to two cards
+    (an exchange's two, a barter's one, a ready-money trader's discard and draw)."""
     return num_players + len(A.KINDS) + 2 * CARD_FEATURES
 
 
@@ -204,7 +205,8 @@ class CommerceObserver:
         for row, event in zip(rows, deal_events(game, seat), strict=False):  # deal_steps bounds a deal
             row[(event.actor - seat) % n] = 1.0
             row[kinds + _KIND_INDEX[event.kind]] = 1.0
-            for k, card in enumerate(event.cards[:2]):
+            named = event.cards if event.drawn is None else (*event.cards, event.drawn)  # R5.3: what he drew
+            for k, card in enumerate(named[:2]):
                 row[cards + k * CARD_FEATURES + (card >> 2)] = 1.0
                 row[cards + k * CARD_FEATURES + 13 + (card & 3)] = 1.0
 
