@@ -235,7 +235,9 @@ class BatchedGreedy(BatchedAgent):
 
         key = (rules.variant, rules.combinations)
         if key not in self._thresholds:
-            self._thresholds[key] = quantile_key(rules.variant, rules.combinations, self.quantile)
+            from commerce_env.engine import ENGINES
+
+            self._thresholds[key] = quantile_key(ENGINES[rules.variant], rules.combinations, self.quantile)
         return self._thresholds[key]
 
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -18,8 +18,8 @@ import commerce_env  # noqa: E402
 import commerce_env.openspiel as cos  # noqa: E402
 from commerce_env.cards import CARDS, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
-from commerce_env.engine.determinize import determinize  # noqa: E402
 from commerce_env.rules import UNTIL_OUT, VARIANTS, make_rules  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 SMALL = {"trade_barter": {"max_rounds": 2}, "widow": {"max_rounds": 2}, "my_ship_sails": {},
          "old_game": {"max_rounds": 2}, "pool": {"max_rounds": 2, "entry": 3}}
@@ -574,7 +574,7 @@ def test_a_policy_file_for_another_game_is_refused(tmp_path):
 
 
 def test_a_bad_policy_file_is_a_clear_error(tmp_path):
-    from agents.base import make_agent
+    from agents import make_agent
 
     path = tmp_path / "policy.json"
     path.write_text('{"format": "something else"}')
@@ -635,7 +635,7 @@ def test_openspiel_agent_decides_on_a_world_with_the_hidden_cards_re_dealt():
     hidden = {s: list(game.hands[s]) for s in range(3) if s != seat}
     worlds = set()
     for _ in range(8):
-        agent.act(None, game)
+        agent.act(seat_view(game, seat))
         world = seen[-1].engine
         assert world is not game and world.hands[seat] == game.hands[seat]
         worlds.add(tuple(tuple(world.hands[s]) for s in hidden))
@@ -664,7 +664,7 @@ def test_commerce_play_against_an_openspiel_bot(monkeypatch, capsys):
     ("openspiel:policy", "needs a file"),
 ])
 def test_bad_openspiel_specs_are_clear_errors(spec, word):
-    from agents.base import make_agent
+    from agents import make_agent
 
     with pytest.raises(ValueError, match=word):
         make_agent(spec)
@@ -674,7 +674,7 @@ def test_an_arena_game_gives_bots_states_of_the_engine_position():
     rules = make_rules("widow", deals=2)
     engine = new_game(rules, 3, seed=1)
     game = load("widow", **cos.parameters_from_rules(rules, 3))
-    world = determinize(engine, engine.current_player, random.Random(0))
+    world = seat_view(engine, engine.current_player).sample_world(random.Random(0))
     state = cos.state_from_engine(game, world)
     assert state.current_player() == engine.current_player
     assert state.legal_actions() == engine.legal_actions()

@@ -238,15 +238,15 @@ def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:
 
 def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: _Checker) -> None:
     """Each entry builds the agent it names, as the env will build it: names, arguments and model files."""
-    from agents.base import AGENTS
-    from commerce_env.single_agent import make_opponent
+    from agents.specs import check_spec, make_agent  # the one parser of agent specs
 
     for i, entry in enumerate(entries):
         where = f"{key}[{i}]"
         name = entry.get("agent") if isinstance(entry, dict) else entry
-        if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
-            raise ValueError(f"{check.source}: unknown agent {name!r} in {where}; built-in agents are "
-                             f"{', '.join(sorted(AGENTS))}, or give model:<path>")
+        try:
+            check_spec(entry)
+        except ValueError as error:
+            raise ValueError(f"{check.source}: {where}: {error}") from None
         if isinstance(entry, dict) and "trust_sb3_zip" in entry:
             raise ValueError(f"{check.source}: {where}.trust_sb3_zip: a config cannot make the project unpickle "
                              "(a stable-baselines3 .zip runs the code inside it when loaded); export the model "
@@ -254,7 +254,7 @@ def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: 
                              "model:<model folder>, or load a zip you made yourself in Python with "
                              "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...)")
         try:
-            make_opponent(entry, num_players, rules)
+            make_agent(entry, variant=rules.variant, num_players=num_players)
         except Exception as error:  # an agent's own check of its arguments, whatever its type
             raise ValueError(f"{check.source}: {where} ({name}): {error}") from None
 

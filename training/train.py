@@ -51,9 +51,10 @@ def _make_env(kwargs: dict[str, Any]):
         import torch
 
         torch.set_num_threads(1)
+        from agents import make_agent
         from commerce_env.single_agent import CommerceEnv
 
-        return CommerceEnv(**kwargs)
+        return CommerceEnv(resolver=make_agent, **kwargs)  # opponent specs resolved by agents
     return build
 
 
