@@ -28,7 +28,6 @@ from ..engine.base import PHASES, SHOW, Game
 if TYPE_CHECKING:
     from .game import CommerceState
 
-FACE_DOWN = frozenset({"ready_money", "offer", "give"})  # R11: their card is seen by the actor only
 CARD_FEATURES = obs.CARD_FEATURES  # 13 ranks + 4 suits
 _KIND_INDEX = A.KIND_INDEX
 
