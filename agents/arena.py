@@ -42,14 +42,16 @@ from typing import Any
 
 import numpy as np
 
-from commerce_env import observation as obs
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import BadActionError, check_action
 from commerce_env.engine.base import Game
+from commerce_env.policies import listens
 from commerce_env.rules import Rules, make_rules
+from commerce_env.view import public_text, seat_view
 
 from . import stats
-from .base import Agent, make_agent, public_text
+from .base import Agent
+from .specs import make_agent
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
@@ -57,24 +59,23 @@ BACKENDS = ("local", "ray")
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
-Observation = obs.SeatObservation  # the name agents and tests use
-
-
-def play_game(game: Game, seats: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
-    """Play ``game`` (a fresh match) to its end with one agent per seat; the returns by seat."""
+def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
+    """Play ``game`` (a fresh match) to its end with one agent per seat, each given only
+    seat views (:func:`commerce_env.view.seat_view`, R11); the returns by seat."""
     n = game.num_players
-    if len(seats) != n:
-        raise ValueError(f"{n} seats need {n} agents, got {len(seats)}")
-    for seat, agent in enumerate(seats):
-        agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
-    watchers = [(s, agent) for s, agent in enumerate(seats) if type(agent).observe is not Agent.observe]
+    if len(agents) != n:
+        raise ValueError(f"{n} seats need {n} agents, got {len(agents)}")
+    for seat, agent in enumerate(agents):
+        if hasattr(agent, "reset"):
+            agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
+    watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
     while not game.is_over():
         seat = game.current_player
-        action = _checked_action(seats[seat], seats[seat].act(Observation(game, seat), game))
-        text = game.action_text(action, seat) if watchers else ""
+        action = _checked_action(agents[seat], agents[seat].act(seat_view(game, seat)))
+        entry = len(game.record)
         game.apply(action)
         for watcher_seat, agent in watchers:
-            agent.observe(seat, public_text(text, seat, watcher_seat))
+            agent.observe(seat, public_text(game, entry, watcher_seat))
     return game.returns()
 
 
@@ -92,16 +93,17 @@ def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = N
     """Any agents in any seats of a ``commerce_env.env``: one episode, returns by agent name."""
     env.reset(seed=seed, options=options)
     game = env.unwrapped.game
-    for seat, name in enumerate(env.possible_agents):
-        agents[name].reset(seat, len(env.possible_agents), game.rules, seed)
+    seats = {name: seat for seat, name in enumerate(env.possible_agents)}
+    for name, seat in seats.items():
+        agents[name].reset(seat, len(seats), game.rules, seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for name in env.agent_iter():
-        observation, reward, termination, truncation, _ = env.last()
+        _, reward, termination, truncation, _ = env.last(observe=False)
         totals[name] += reward
         if termination or truncation:
             env.step(None)
             continue
-        env.step(agents[name].act(observation, env.unwrapped.game))
+        env.step(agents[name].act(env.unwrapped.seat_view(name)))
     return totals
 
 

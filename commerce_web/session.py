@@ -15,15 +15,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from commerce_env import guide
-from commerce_env import observation as obs
 from commerce_env.cards import format_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.engine.base import Game
 from commerce_env.engine.settlement import Showdown
+from commerce_env.policies import listens
 from commerce_env.replay import record_game
 from commerce_env.rules import OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import action_text, build_scene, plays_for_money, showdown_scene
+from commerce_env.view import public_text, seat_view
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
 MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
@@ -34,12 +35,12 @@ class RequestError(ValueError):
 
 
 def agent_action(agent: Any, game: Game, seat: int) -> int:
-    """The agent API, in one place: today ``Agent.act(observation, game)``."""
-    return int(agent.act(obs.SeatObservation(game, seat), game))
+    """The agent API, in one place: ``Agent.act(view)`` with the seat's view only (R11)."""
+    return int(agent.act(seat_view(game, seat)))
 
 
 def make_opponent(spec: str) -> Any:
-    from agents.base import make_agent
+    from agents import make_agent
 
     return make_agent(spec)
 
@@ -163,13 +164,10 @@ class Match:
 
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
-        text = game.action_text(action, seat) if self.watchers else ""
+        entry = len(game.record)
         game.apply(action)
-        if self.watchers:
-            from agents.base import public_text
-
-            for watcher_seat, agent in self.watchers:
-                agent.observe(seat, public_text(text, seat, watcher_seat))  # R11
+        for watcher_seat, agent in self.watchers:
+            agent.observe(seat, public_text(game, entry, watcher_seat))  # R11
 
     # ------------------------------------------------------------- views
     def state(self) -> dict[str, Any]:
@@ -246,6 +244,4 @@ def short_name(spec: str) -> str:
 
 
 def _listens(agent: Any) -> bool:
-    from agents.base import Agent
-
-    return type(agent).observe is not Agent.observe
+    return listens(agent)

@@ -142,9 +142,9 @@ class _Counting(RandomAgent):
     name = "counting"
     calls = 0
 
-    def act(self, observation, game=None):
+    def act(self, view):
         type(self).calls += 1
-        return super().act(observation, game)
+        return super().act(view)
 
 
 @pytest.mark.parametrize("bad", [{"seed": -1}, {"seed": 1.5}, {"seed": "x"}, {"workers": 0}, {"games": 0},

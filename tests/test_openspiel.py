@@ -18,8 +18,8 @@ import commerce_env  # noqa: E402
 import commerce_env.openspiel as cos  # noqa: E402
 from commerce_env.cards import CARDS, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
-from commerce_env.engine.determinize import determinize  # noqa: E402
 from commerce_env.rules import UNTIL_OUT, VARIANTS, make_rules  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 SMALL = {"trade_barter": {"max_rounds": 2}, "widow": {"max_rounds": 2}, "my_ship_sails": {},
          "old_game": {"max_rounds": 2}, "pool": {"max_rounds": 2, "entry": 3}}
@@ -432,6 +432,33 @@ def test_evaluate_bots_with_our_agents():
         assert abs(sum(returns)) < 1e-9
 
 
+def test_rl_environment_and_nfsp_run_on_it():
+    # OpenSpiel's RL loop applies chance nodes itself; rewards summed over its steps are the returns.
+    torch = pytest.importorskip("torch")
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    env = rl_environment.Environment("python_commerce_trade_barter", players=2, deck_size=32, max_rounds=2)
+    size = env.observation_spec()["info_state"][0]
+    assert size == len(load("trade_barter", players=2, deck_size=32, max_rounds=2).new_initial_state()
+                       .information_state_tensor(0))
+    agents = [nfsp.NFSP(p, state_representation_size=size, num_actions=27, hidden_layers_sizes=[16],
+                        reservoir_buffer_capacity=64, anticipatory_param=0.1, replay_buffer_capacity=64,
+                        batch_size=8, learn_every=4, min_buffer_size_to_learn=8) for p in range(2)]
+    for _ in range(12):
+        step = env.reset()
+        totals = np.zeros(2)
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([agents[player].step(step).action])
+            totals += step.rewards
+        for agent in agents:
+            agent.step(step)
+        assert list(totals) == env.get_state.returns()
+
+
 def _mccfr(iterations: int):
     from open_spiel.python.algorithms import external_sampling_mccfr
 
@@ -471,7 +498,7 @@ def test_a_policy_file_for_another_game_is_refused(tmp_path):
 
 
 def test_a_bad_policy_file_is_a_clear_error(tmp_path):
-    from agents.base import make_agent
+    from agents import make_agent
 
     path = tmp_path / "policy.json"
     path.write_text('{"format": "something else"}')
@@ -510,7 +537,7 @@ def test_openspiel_bots_play_in_the_arena():
     assert {"openspiel:ismcts:simulations=10", "openspiel:random", "greedy"} <= set(result["agents"])
 
 
-def test_openspiel_agent_never_sees_a_hidden_card():
+def test_openspiel_agent_decides_on_a_world_with_the_hidden_cards_re_dealt():
     # R11: the bot decides on a world re-dealt from the seat's knowledge, never the true one.
     from agents.openspiel import OpenSpielAgent
 
@@ -532,7 +559,7 @@ def test_openspiel_agent_never_sees_a_hidden_card():
     hidden = {s: list(game.hands[s]) for s in range(3) if s != seat}
     worlds = set()
     for _ in range(8):
-        agent.act(None, game)
+        agent.act(seat_view(game, seat))
         world = seen[-1].engine
         assert world is not game and world.hands[seat] == game.hands[seat]
         worlds.add(tuple(tuple(world.hands[s]) for s in hidden))
@@ -561,7 +588,7 @@ def test_commerce_play_against_an_openspiel_bot(monkeypatch, capsys):
     ("openspiel:policy", "needs a file"),
 ])
 def test_bad_openspiel_specs_are_clear_errors(spec, word):
-    from agents.base import make_agent
+    from agents import make_agent
 
     with pytest.raises(ValueError, match=word):
         make_agent(spec)
@@ -571,7 +598,7 @@ def test_an_arena_game_gives_bots_states_of_the_engine_position():
     rules = make_rules("widow", deals=2)
     engine = new_game(rules, 3, seed=1)
     game = load("widow", **cos.parameters_from_rules(rules, 3))
-    world = determinize(engine, engine.current_player, random.Random(0))
+    world = seat_view(engine, engine.current_player).sample_world(random.Random(0))
     state = cos.state_from_engine(game, world)
     assert state.current_player() == engine.current_player
     assert state.legal_actions() == engine.legal_actions()

@@ -187,11 +187,11 @@ def test_commerce_arena_save_games_and_commerce_replay(tmp_path, capsys):
 
 def test_a_sampled_world_keeps_no_record_of_the_true_pack():
     # R11: the packs kept for replays hold hidden cards; a determinized world records its own deal instead.
-    from commerce_env.engine.determinize import determinize
+    from commerce_env.view import seat_view
 
     game = new_game(make_rules("trade_barter"), 4, rng=random.Random(3))
     game.apply(game.legal_actions()[-1])
-    world = determinize(game, 1, random.Random(0))
+    world = seat_view(game, 1).sample_world(random.Random(0))
     assert world.packs_dealt[-1] == world.deal_pack != game.deal_pack
     assert len(world.packs_dealt) == len(game.packs_dealt)
 

@@ -6,6 +6,7 @@ Skipped when the 'distributed' extra (Ray/RLlib) is not installed.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,10 +15,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ray.rllib", reason="the RLlib tests need the distributed extra: pip install -e '.[distributed]'")
 
-from agents.arena import Observation  # noqa: E402
 from agents.heuristics import GreedyAgent  # noqa: E402
 from agents.learned import LearnedAgent, make_meta  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 from training.rllib_env import TurnBasedCommerceEnv, agent_id, seat_of  # noqa: E402
 from training.rllib_train import SHARED, choose_modules, league  # noqa: E402
 
@@ -81,7 +82,7 @@ def test_heuristic_actions_are_what_the_agents_would_play():
     def check(env, agent, observation):
         seat = seat_of(agent)
         actions = observation["heuristic_actions"].astype(int)
-        assert actions[0] == greedy.act(Observation(env.game, seat), env.game)
+        assert actions[0] == greedy.act(seat_view(env.game, seat))
         assert observation["action_mask"][actions].all()  # both legal
 
     for seed in range(10):
@@ -147,7 +148,7 @@ def test_the_exported_network_plays_what_the_module_plays():
         with torch.no_grad():
             logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
         legal = observation["action_mask"] > 0
-        seat_observation = Observation(env.game, seat_of(name))
+        seat_observation = seat_view(env.game, seat_of(name))
         ours = agent.logits(observation["observations"])
         assert np.allclose(ours[legal], logits[legal], atol=1e-5)
         assert agent.act(seat_observation) == int(np.argmax(logits))
@@ -165,9 +166,58 @@ def test_the_exported_network_plays_what_the_module_plays():
     ({"ray": {"address": ""}}, "ray.address"),
     ({"env": {"variant": "poker"}}, "poker"),
     ({"backend": "spark"}, "spark"),
+    ({"policy": {"net_arch": [100000]}}, "policy.net_arch"),
 ])
 def test_a_bad_rllib_config_is_an_error_naming_the_value(change, message):
     from training.config import validate
 
     with pytest.raises(ValueError, match=message):
         validate({"backend": "rllib", **change} if "backend" not in change else change)
+
+
+class _FakeAlgorithm:
+    """Writes a checkpoint folder as RLlib's ``save_to_path`` does (files in subfolders)."""
+
+    def __init__(self):
+        self.saves = 0
+
+    def save_to_path(self, path: str) -> None:
+        self.saves += 1
+        folder = Path(path)
+        (folder / "learner_group").mkdir(parents=True)
+        (folder / "rllib_checkpoint.json").write_text(str(self.saves))
+        (folder / "learner_group" / "state.pkl").write_bytes(b"x" * self.saves)
+
+
+def test_checkpoints_replace_each_other_whole_in_a_relative_run_folder(tmp_path, monkeypatch):
+    from training.rllib_train import CHECKPOINT, OLD_CHECKPOINT, _recover, save_checkpoint
+    from training.run_folder import RunFolder
+
+    monkeypatch.chdir(tmp_path)  # a relative output, as the shipped configs have (runs/...)
+    algo = _FakeAlgorithm()
+    with RunFolder("runs/x").locked() as run:
+        for k in range(3):
+            save_checkpoint(algo, run, {"steps": k})
+        assert (run.path / CHECKPOINT / "rllib_checkpoint.json").read_text() == "3"
+        assert not (run.path / OLD_CHECKPOINT).exists() and run.foreign_files() == []
+        # a kill between the two renames: the last checkpoint waits under .rllib.old
+        (run.path / CHECKPOINT).rename(run.path / OLD_CHECKPOINT)
+        _recover(run)
+        assert (run.path / CHECKPOINT / "rllib_checkpoint.json").read_text() == "3"
+        run.prepare_new_run(force=True)  # --force removes what the runs wrote, and all of it
+        assert run.foreign_files() == [] and not (run.path / CHECKPOINT).exists()
+
+
+def test_a_checkpoint_never_deletes_files_no_run_wrote(tmp_path):
+    from training.rllib_train import OLD_CHECKPOINT, save_checkpoint
+    from training.run_folder import RunFolder
+
+    algo = _FakeAlgorithm()
+    with RunFolder(tmp_path / "run").locked() as run:
+        save_checkpoint(algo, run, {"steps": 0})
+        stray = run.path / OLD_CHECKPOINT / "mine.txt"
+        stray.parent.mkdir(parents=True)
+        stray.write_text("not the run's")
+        with pytest.raises(ValueError, match="no commerce run wrote"):
+            save_checkpoint(algo, run, {"steps": 1})
+        assert stray.read_text() == "not the run's"

@@ -16,15 +16,16 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.batched import BatchedGreedy, BatchedPolicy, batched_agent  # noqa: E402
-from agents.heuristics import greedy_action, quantile_key  # noqa: E402
+from agents.heuristics import GreedyAgent  # noqa: E402
 from agents.learned import LearnedAgent, expected_shapes  # noqa: E402
 from commerce_env.cards import make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
-from commerce_env.observation import LAYOUT_VERSION, SeatObservation, encode, observation_size  # noqa: E402
+from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.single_agent import HandStrength  # noqa: E402
 from commerce_env.vector import BatchEngine, make_vec_env  # noqa: E402
 from commerce_env.vector.features import BatchHandStrength  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 OPTIONS = {"trade_barter": [{}, {"preset": "peel"}], "widow": [{}, {"allow_pass": False}],
            "my_ship_sails": [{}], "old_game": [{}], "pool": [{"deck_size": 32}]}
@@ -64,13 +65,12 @@ def lockstep_states(variant, options, n, games, seed, steps=60):
 def test_batched_greedy_picks_what_greedy_agent_picks(variant, quantile, barter):
     for options in OPTIONS[variant]:
         agent = BatchedGreedy(quantile=quantile, barter=barter)
-        rules = make_rules(variant, **options)
-        threshold = quantile_key(variant, rules.combinations, quantile)
         for engine, refs, live in lockstep_states(variant, options, 4, 6, f"greedy-{variant}-{quantile}"):
             games = np.flatnonzero(live)
             seats = engine.current_player[games]
             got = agent.act_batch(engine, games, seats)
-            expected = [greedy_action(refs[g], refs[g].current_player, threshold, barter) for g in games]
+            greedy = GreedyAgent(quantile=quantile, barter=barter)
+            expected = [greedy.act(seat_view(refs[g], refs[g].current_player)) for g in games]
             assert got.tolist() == expected
 
 
@@ -107,7 +107,7 @@ def test_batched_policy_picks_what_the_learned_agent_picks(variant):
     for engine, refs, live in lockstep_states(variant, {}, 4, 5, f"policy-{variant}", steps=30):
         games = np.flatnonzero(live)
         got = batched.act_batch(engine, games, engine.current_player[games])
-        expected = [agent.act(SeatObservation(refs[g], refs[g].current_player)) for g in games]
+        expected = [agent.act(seat_view(refs[g], refs[g].current_player)) for g in games]
         assert got.tolist() == expected
 
 

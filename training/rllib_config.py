@@ -155,8 +155,11 @@ def _check_values(c: dict[str, Any], source: str) -> None:
     _require(isinstance(t["progress_bar"], bool), "training.progress_bar", t["progress_bar"], "true or false", source)
     _require(_is_int(t["torch_threads"], 1), "training.torch_threads", t["torch_threads"], "a number >= 1", source)
     p = c["policy"]
-    _require(isinstance(p["net_arch"], list) and p["net_arch"] and all(_is_int(h, 1) for h in p["net_arch"]),
-             "policy.net_arch", p["net_arch"], "a list of hidden layer sizes", source)
+    from agents.learned import check_hidden
+
+    problem = check_hidden(p["net_arch"])  # checked now, not when the export fails after the run
+    _require(problem is None, "policy.net_arch", p["net_arch"], f"{problem} (the limits of a saved model, "
+             "agents.learned)", source)
     _require(p["activation"] in ("tanh", "relu"), "policy.activation", p["activation"], "tanh or relu", source)
     e = c["evaluation"]
     for key, minimum in (("every_steps", 1), ("deals", 1), ("final_deals", 0), ("seed", 0), ("workers", 1)):

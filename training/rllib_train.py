@@ -200,12 +200,14 @@ def save_checkpoint(algo: Any, run: RunFolder, state: dict[str, Any]) -> None:
     A kill at any moment leaves a whole checkpoint: the last one, or the new one
     under ``.rllib.new`` / the old one under ``.rllib.old`` (put back by :func:`_recover`)."""
     final, fresh, old = run.path / CHECKPOINT, run.path / NEW_CHECKPOINT, run.path / OLD_CHECKPOINT
-    _remove_own_tree(run, fresh)
+    for leftover in (fresh, old):  # a kill's, and ours (else refused)
+        _remove_own_tree(run, leftover)
     fresh.parent.mkdir(parents=True, exist_ok=True)
     algo.save_to_path(str(fresh.resolve()))
     run.record_tree(NEW_CHECKPOINT)
     if final.exists():
-        run.record(old / p.relative_to(final) for p in final.rglob("*") if p.is_file())  # ours, under its next name
+        # ours, under its next name (paths relative to the run folder, as the manifest keeps them)
+        run.record((Path(OLD_CHECKPOINT) / p.relative_to(final)).as_posix() for p in final.rglob("*") if p.is_file())
         os.replace(final, old)
     os.replace(fresh, final)
     run.record_tree(CHECKPOINT)

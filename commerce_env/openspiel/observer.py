@@ -22,7 +22,8 @@ import pyspiel
 from .. import observation as obs
 from ..cards import CARDS, format_cards
 from ..engine import actions as A
-from ..engine.base import PHASES, Game
+from ..engine.actions import TEXT_CARDS
+from ..engine.base import PHASES, SHOW, Game
 
 if TYPE_CHECKING:
     from .game import CommerceState
@@ -44,29 +45,19 @@ class Event(NamedTuple):
 def deal_events(game: Game, seat: int | None) -> list[Event]:
     """The current deal's actions as ``seat`` saw them (``None``: what everyone saw).
 
-    Replays the stock to learn the card a ready-money trader draws (R5.3),
-    which the history does not name.
+    Read from the engine's record, which says who saw each card (R11).
     """
-    pack, m = game.deal_pack, len(game.order)
-    stock = list(reversed(pack[3 * m + (3 if game.has_table else 0):]))
-    bottom = game.rules.discard == "bottom"
-    entries = game.history[game.deal_start:]
+    bit = 0 if seat is None else game.seat_bits[seat]
+    everyone = game.everyone
+    entries = [e for e in game.record[game.deal_start:] if e[1] != SHOW]
     events = []
-    for i, (actor, kind, cards) in enumerate(entries):
-        drawn = None
-        if kind == "ready_money":
-            if bottom:
-                stock.insert(0, cards[0])
-            top = stock.pop()
-            drawn = top if actor == seat else None
-        if kind in FACE_DOWN and actor != seat:
-            # R5.4 / R7.2: the trader sees the card he receives; the neighbour the offered one
-            trader_sees = kind == "give" and i > 0 and entries[i - 1][0] == seat
-            giver_sees = (kind == "offer" and i + 1 < len(entries) and entries[i + 1][0] == seat
-                          and entries[i + 1][1] == "give")
-            if not (trader_sees or giver_sees):
-                cards = ()
-        events.append(Event(actor, kind, cards, drawn))
+    for i, (actor, kind, cards, seen) in enumerate(entries):
+        count = TEXT_CARDS.get(kind, 0)
+        visible = all(s & bit or s == everyone for s in seen[:count])
+        if kind == "offer" and not visible and i + 1 < len(entries) and entries[i + 1][1] == "give":
+            visible = bool(entries[i + 1][3][1] & bit)  # R5.4 / R7.2: the neighbour took the offered card
+        drawn = cards[1] if kind == "ready_money" and seen[1] & bit else None  # R5.3: he sees what he draws
+        events.append(Event(actor, kind, tuple(cards[:count]) if visible else (), drawn))
     return events
 
 
@@ -108,7 +99,7 @@ def deal_text(game: Game, seat: int | None) -> str:
 def _saw_dealt_hand(game: Game, seat: int) -> bool:
     """Whether ``seat`` looked at his cards when they were dealt: not the widow dealer,
     whose first decision is made blind (R6.2; he looks only if he keeps them)."""
-    entries = game.history[game.deal_start:]
+    entries = game.record[game.deal_start:]
     if not entries:
         return game.sees_own_hand(seat)
     return not (entries[0][0] == seat and entries[0][1] in ("take_widow", "keep_hand"))
