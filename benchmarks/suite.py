@@ -60,7 +60,8 @@ def table_round_robin(variant: str, games: int, seed: int, workers: int, out: Pa
 
 def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int, out: Path) -> dict[str, Any]:
     """The shipped model against each built-in agent, standard lineup (section 2)."""
-    from agents.arena import evaluate_agent, write_outputs
+    from agents.arena import write_outputs
+    from agents.evaluate import evaluate_agent
 
     spec = f"model:{folder}"
     rows = {}
