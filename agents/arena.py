@@ -42,14 +42,16 @@ from typing import Any
 
 import numpy as np
 
-from commerce_env import observation as obs
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import BadActionError, check_action
 from commerce_env.engine.base import Game
+from commerce_env.policies import listens
 from commerce_env.rules import Rules, make_rules
+from commerce_env.view import public_text, seat_view
 
 from . import stats
-from .base import Agent, make_agent, public_text
+from .base import Agent
+from .specs import make_agent
 
 AgentSpec = str | Agent
 MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
@@ -57,24 +59,23 @@ BACKENDS = ("local", "ray")
 PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
 
 
-Observation = obs.SeatObservation  # the name agents and tests use
-
-
-def play_game(game: Game, seats: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
-    """Play ``game`` (a fresh match) to its end with one agent per seat; the returns by seat."""
+def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
+    """Play ``game`` (a fresh match) to its end with one agent per seat, each given only
+    seat views (:func:`commerce_env.view.seat_view`, R11); the returns by seat."""
     n = game.num_players
-    if len(seats) != n:
-        raise ValueError(f"{n} seats need {n} agents, got {len(seats)}")
-    for seat, agent in enumerate(seats):
-        agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
-    watchers = [(s, agent) for s, agent in enumerate(seats) if type(agent).observe is not Agent.observe]
+    if len(agents) != n:
+        raise ValueError(f"{n} seats need {n} agents, got {len(agents)}")
+    for seat, agent in enumerate(agents):
+        if hasattr(agent, "reset"):
+            agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
+    watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
     while not game.is_over():
         seat = game.current_player
-        action = _checked_action(seats[seat], seats[seat].act(Observation(game, seat), game))
-        text = game.action_text(action, seat) if watchers else ""
+        action = _checked_action(agents[seat], agents[seat].act(seat_view(game, seat)))
+        entry = len(game.record)
         game.apply(action)
         for watcher_seat, agent in watchers:
-            agent.observe(seat, public_text(text, seat, watcher_seat))
+            agent.observe(seat, public_text(game, entry, watcher_seat))
     return game.returns()
 
 
@@ -92,16 +93,17 @@ def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = N
     """Any agents in any seats of a ``commerce_env.env``: one episode, returns by agent name."""
     env.reset(seed=seed, options=options)
     game = env.unwrapped.game
-    for seat, name in enumerate(env.possible_agents):
-        agents[name].reset(seat, len(env.possible_agents), game.rules, seed)
+    seats = {name: seat for seat, name in enumerate(env.possible_agents)}
+    for name, seat in seats.items():
+        agents[name].reset(seat, len(seats), game.rules, seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for name in env.agent_iter():
-        observation, reward, termination, truncation, _ = env.last()
+        _, reward, termination, truncation, _ = env.last(observe=False)
         totals[name] += reward
         if termination or truncation:
             env.step(None)
             continue
-        env.step(agents[name].act(observation, env.unwrapped.game))
+        env.step(agents[name].act(env.unwrapped.seat_view(name)))
     return totals
 
 
@@ -207,7 +209,8 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
+              duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
+              progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
@@ -218,7 +221,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
     ``address`` or a local one), with the same result as ``workers=1``.  Every
     argument is checked before anything is played.  Returns a JSON-able dict;
-    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
+    refusing (before playing) to replace such files unless ``overwrite=True``.
     """
     if deals is not None and games is not None:
         raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
@@ -246,6 +250,10 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder")
+        existing = [name for name in OUTPUT_FILES if (out / name).exists()]
+        if existing and not overwrite:
+            raise ValueError(f"out_dir {str(out_dir)!r} already holds {', '.join(existing)}: give another folder, "
+                             "or overwrite=True (commerce arena --force) to replace those files")
 
     started = time.perf_counter()
     results: dict[int, list] = {}
@@ -442,12 +450,19 @@ def plot(result: dict, path: str | Path) -> None:
     plt.close(fig)
 
 
+OUTPUT_FILES = ("result.json", "report.md", "mean_reward.png")
+
+
 def write_outputs(result: dict, out_dir: str | Path) -> None:
-    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir``."""
+    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir`` (each written atomically).
+
+    Callers own ``out_dir`` (a run folder, the docs); :func:`run_arena` checks a user's folder first."""
+    from commerce_env.files import atomic_write
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "report.md").write_text(report_markdown(result))
+    atomic_write(out / "result.json", json.dumps(result, indent=2) + "\n")
+    atomic_write(out / "report.md", report_markdown(result))
     plot(result, out / "mean_reward.png")
 
 

@@ -56,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--address", default=None, help="with --backend ray: the cluster to join "
                        "(default: RAY_ADDRESS, else a local instance)")
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
+    arena.add_argument("--force", action="store_true", help="replace result.json, report.md and mean_reward.png "
+                       "already in --out (nothing else there is touched)")
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true")
@@ -75,6 +77,7 @@ def arena_command(args: argparse.Namespace) -> int:
         result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
                            options=_options(args.option), games=args.games, seed=args.seed,
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
+                           overwrite=args.force,
                            progress=not args.no_progress, backend=args.backend, address=args.address)
     except (ValueError, TypeError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
@@ -101,13 +104,15 @@ def play_command(args: argparse.Namespace, read=input, write=print) -> int:
 
 
 def _play(args: argparse.Namespace, read, write) -> int:
+    from commerce_env.cards import format_cards
     from commerce_env.engine import new_game
+    from commerce_env.engine.base import SHOW
+    from commerce_env.knowledge import masked
     from commerce_env.rules import make_rules
+    from commerce_env.view import seat_view
 
-    from .arena import Observation
-    from .base import make_agent
-    from .human import HumanAgent
-    from .search import _DealOverError, _stop_at_deal_end, fast_clone
+    from .human import HumanAgent, describe
+    from .specs import make_agent
 
     opponents = _agents(args.opponents)
     players = args.players if args.players is not None else 1 + len(opponents)
@@ -115,14 +120,15 @@ def _play(args: argparse.Namespace, read, write) -> int:
     rules.check_players(players)
     if not 0 <= args.seat < players:
         raise ValueError(f"--seat must be a seat from 0 to {players - 1}, got {args.seat}")
+    you = args.seat
     names = [f"player_{s}" for s in range(players)]
-    names[args.seat] = "you"
+    names[you] = "you"
     seats, k = [], 0
     for s in range(players):
-        if s == args.seat:
+        if s == you:
             seats.append(HumanAgent(read=read, write=write, names=names))
         else:
-            seats.append(make_agent(opponents[k % len(opponents)]))
+            seats.append(make_agent(opponents[k % len(opponents)], variant=rules.variant, num_players=players))
             names[s] = f"player_{s} ({opponents[k % len(opponents)]})"
             k += 1
     seed = args.seed if args.seed is not None else random.randrange(2**31)
@@ -132,36 +138,20 @@ def _play(args: argparse.Namespace, read, write) -> int:
     write(f"Commerce, {rules.variant}, {players} players, seed {seed}. You are seat {args.seat}.")
     while not game.is_over():
         seat = game.current_player
-        action = int(seats[seat].act(Observation(game, seat), game))
-        if seat != args.seat:
-            write(f"{names[seat]}: {_public(game, action, seat, args.seat)}")
-        before = fast_clone(game)  # to show the hands if this action ends the deal (R11)
-        before._after_deal = _stop_at_deal_end
-        try:
-            before.apply(action)
-        except _DealOverError:
-            _show_deal(before, names, write)
+        action = int(seats[seat].act(seat_view(game, seat)))
+        start = len(game.record)
+        offer = game.offer
         game.apply(action)
+        bit = game.seat_bits[you]
+        if seat != you:  # what you see of it (R11)
+            _, kind, cards, _ = masked(game.record[start], bit)
+            to_you = kind == "give" and offer is not None and offer[0] == you
+            write(f"{names[seat]}: {describe(kind, cards, to_you)}")
+        shown = [(s, cards) for s, kind, cards, _ in game.record[start:] if kind == SHOW]
+        if shown:  # R11: at the showdown all hands are shown
+            write("The hands are shown:")
+            for s, cards in shown:
+                write(f"  {names[s]}: {format_cards(cards)}")
+            write("Counters now: " + ", ".join(f"{names[s]} {game.counters[s]}" for s in range(players)))
     write("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
     return 0
-
-
-def _public(game, action: int, seat: int, viewer: int) -> str:
-    from commerce_env.engine import actions as A
-
-    text = game.action_text(action, seat)
-    kind = A.action_kind(action)
-    if kind in ("ready_money", "offer", "give"):
-        if kind == "give" and game.offer is not None and game.offer[0] == viewer:
-            return text + " (to you)"
-        return f"{kind} (a card face down)"
-    return text
-
-
-def _show_deal(game, names: list[str], write) -> None:
-    from commerce_env.cards import format_cards
-
-    write("The hands are shown:")
-    for s in game.order:
-        write(f"  {names[s]}: {format_cards(game.hands[s])}")
-    write("Counters now: " + ", ".join(f"{names[s]} {game.counters[s]}" for s in range(game.num_players)))

@@ -1,14 +1,16 @@
 """Two hand-crafted baselines for every variant: ``greedy`` and ``expected_value``.
 
-Both read from the engine state only what their seat may know (R11): their
-own hand, the face-up table, the counters and the phase, through
-:mod:`agents.knowledge`.  ``greedy`` is also the fast policy that the search
-agent's rollouts use for every player, so it is written for speed.
+Both play from a seat view (:mod:`commerce_env.view`): their own hand, the
+face-up table, the counters, the phase and, for ``expected_value``, the cards
+their seat has not seen (R11).  ``greedy`` is also the fast policy that the
+search agent's rollouts use for every player of a sampled world, so it is
+written for speed.  Hand values and the variant's flags come from the
+variant's engine class (``value_of``, ``values_of``, ``flush_ends_deal``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import combinations
 
@@ -24,37 +26,24 @@ from commerce_env.engine.base import (
     WIDOW_CHOICE,
     Game,
 )
-from commerce_env.hands import hand_key, key_array, ship_key
-from commerce_env.rules import Rules
+from commerce_env.view import SeatView
 
 from .base import Agent
-from .knowledge import knowledge
 
 TRIPLES = np.array(list(combinations(range(52), 3)), dtype=np.intp)  # all 22,100 hands
 _PIPS = np.array(RANK_PIPS, dtype=np.int64)
-
-
-def _ship_keys(cards: np.ndarray) -> np.ndarray:
-    """R7.4 values (as :func:`commerce_env.hands.ship_key`) of an ``(N, 3)`` array."""
-    suits, pips = cards & 3, _PIPS[cards >> 2]
-    s0, s1, s2 = suits.T
-    p0, p1, p2 = pips.T
-    return np.select([(s0 == s1) & (s1 == s2), s0 == s1, s0 == s2, s1 == s2],
-                     [100 + p0 + p1 + p2, p0 + p1, p0 + p2, p1 + p2], 0)
+Value = Callable[[Sequence[int]], int]
 
 
 @cache
-def _all_keys(variant: str, combos: frozenset[str]) -> np.ndarray:
-    if variant == "my_ship_sails":
-        return _ship_keys(TRIPLES)
-    table = key_array(combos)
-    return table[TRIPLES[:, 0] * 2704 + TRIPLES[:, 1] * 52 + TRIPLES[:, 2]]
+def _all_keys(engine: type[Game], combos: frozenset[str]) -> np.ndarray:
+    return engine.values_of(TRIPLES[:, 0], TRIPLES[:, 1], TRIPLES[:, 2], combos)
 
 
 @cache
-def _sorted_keys(variant: str, combos: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_keys(engine: type[Game], combos: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
     """All hands' values in ascending order, and the order (indices into TRIPLES)."""
-    keys = _all_keys(variant, combos)
+    keys = _all_keys(engine, combos)
     order = np.argsort(keys, kind="stable")
     return keys[order], order
 
@@ -67,25 +56,16 @@ def _given_cards(ship: bool) -> np.ndarray:
     return TRIPLES[np.arange(len(TRIPLES)), scores.argmax(axis=1)]
 
 
-def hand_value(rules: Rules, cards: Sequence[int]) -> int:
-    """The hand's value in this variant: R2's key, or R7.4's in My Ship Sails."""
-    if rules.variant == "my_ship_sails":
-        return ship_key(cards)
-    return hand_key(cards, rules.combinations)
-
-
-def values_of(rules: Rules, hands: np.ndarray) -> np.ndarray:
-    """:func:`hand_value` for an ``(N, 3)`` array of hands."""
-    hands = np.asarray(hands, dtype=np.intp)
-    if rules.variant == "my_ship_sails":
-        return _ship_keys(hands)
-    return key_array(rules.combinations)[hands[:, 0] * 2704 + hands[:, 1] * 52 + hands[:, 2]]
+def value_function(engine: type[Game], combos: frozenset[str]) -> Value:
+    """The variant's hand value as a one-argument function (R2, R7.4)."""
+    value_of = engine.value_of
+    return lambda cards: value_of(cards, combos)
 
 
 @cache
-def quantile_key(variant: str, combos: frozenset[str], quantile: float) -> int:
+def quantile_key(engine: type[Game], combos: frozenset[str], quantile: float) -> int:
     """The hand value at ``quantile`` of all 22,100 hands (a fixed, card-free yardstick)."""
-    return int(np.quantile(_all_keys(variant, combos), quantile, method="lower"))
+    return int(np.quantile(_all_keys(engine, combos), quantile, method="lower"))
 
 
 def keep_score(a: int, b: int, ship: bool) -> int:
@@ -116,9 +96,8 @@ def worst_slot(hand: Sequence[int], ship: bool = False) -> int:
 
 
 # ----------------------------------------------------------------- greedy
-def best_exchange(game: Game, seat: int, legal: Sequence[int]) -> tuple[int, int]:
+def best_exchange(hand: Sequence[int], table: Sequence[int], legal: Sequence[int], value: Value) -> tuple[int, int]:
     """``(action, value)`` of the exchange with the table that leaves the best hand now."""
-    hand, table, rules = game.hands[seat], game.table, game.rules
     best, best_value = -1, -1
     for action in legal:
         if action < A.EXCHANGE:
@@ -126,36 +105,33 @@ def best_exchange(game: Game, seat: int, legal: Sequence[int]) -> tuple[int, int
         own, slot = divmod(action - A.EXCHANGE, 3)
         cards = list(hand)
         cards[own] = table[slot]
-        value = hand_value(rules, cards)
-        if value > best_value:
-            best, best_value = action, value
+        new = value(cards)
+        if new > best_value:
+            best, best_value = action, new
     return best, best_value
 
 
-def greedy_action(game: Game, seat: int, threshold: int, barter: bool = False) -> int:
+def greedy_choice(phase: str, legal: Sequence[int], hand: Sequence[int], table: Sequence[int], value: Value,
+                  threshold: int, barter: bool = False, ship: bool = False) -> int:
     """The greedy policy: knock (stand, decline) once the hand is worth ``threshold``;
     else the exchange that improves the hand most now, or trade away the least
     useful card (for ready money, or with ``barter`` to the neighbour, R5.3-R5.4).
-    Reads the seat's own hand and the table only."""
-    legal = game.legal_actions()
-    phase, rules = game.phase, game.rules
+    ``ship``: My Ship Sails' values, where only suits make hands (R7.4)."""
     if phase == WIDOW_CHOICE:  # R6.2: the dealer has not seen his hand; judge the widow
-        return A.TAKE_WIDOW if hand_value(rules, game.table) >= threshold else A.KEEP_HAND
+        return A.TAKE_WIDOW if value(table) >= threshold else A.KEEP_HAND
     if phase == HORSE:
         return A.BUY_HORSE
-    hand = game.hands[seat]
-    value = hand_value(rules, hand)
-    strong = value >= threshold
+    now = value(hand)
+    strong = now >= threshold
     if phase == STAND_CHOICE:
         return A.STAND if strong else A.CONTINUE
-    ship = rules.variant == "my_ship_sails"
     if phase == REPLY:
         if A.KNOCK in legal and strong:
             return A.KNOCK
         return A.GIVE + worst_slot(hand, ship)
-    if ship:  # R7.2: offer the least useful card, unless the hand is already good
+    if A.DECLINE in legal:  # R7.2: offer the least useful card, unless the hand is already good
         return A.DECLINE if strong else A.OFFER + worst_slot(hand, ship=True)
-    if rules.variant == "trade_barter":
+    if A.OFFER in legal:  # R5.3-R5.4: ready money or barter
         if strong:
             return A.KNOCK
         slot = worst_slot(hand)
@@ -164,12 +140,19 @@ def greedy_action(game: Game, seat: int, threshold: int, barter: bool = False) -
     stop = A.KNOCK if A.KNOCK in legal else A.STAND
     if strong and phase != LAST_EXCHANGE:
         return stop
-    action, new_value = best_exchange(game, seat, legal)
-    if new_value > value:
+    action, new_value = best_exchange(hand, table, legal, value)
+    if new_value > now:
         return action
-    if A.PASS in legal and (phase == LAST_EXCHANGE or rules.variant == "widow"):
+    if A.PASS in legal and (phase == LAST_EXCHANGE or A.KNOCK in legal):  # R6.3's pass lets a turn go
         return A.PASS
     return stop
+
+
+def greedy_action(game: Game, seat: int, threshold: int, value: Value, barter: bool = False) -> int:
+    """:func:`greedy_choice` for ``seat`` of an engine state: the search agent's rollouts,
+    played in worlds it sampled (its own, so reading every hand there is fair)."""
+    return greedy_choice(game.phase, game.legal_actions(), game.hands[seat], game.table, value, threshold,
+                         barter, game.flush_ends_deal)
 
 
 class GreedyAgent(Agent):
@@ -183,11 +166,11 @@ class GreedyAgent(Agent):
         self.quantile = quantile
         self.barter = barter
 
-    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
-        game = _require_game(game, self)
-        rules = game.rules
-        threshold = quantile_key(rules.variant, rules.combinations, self.quantile)
-        return greedy_action(game, game.current_player, threshold, self.barter)
+    def act(self, view: SeatView) -> int:
+        engine, combos = view.engine, view.rules.combinations
+        threshold = quantile_key(engine, combos, self.quantile)
+        return greedy_choice(view.phase, view.legal_actions, view.hand, view.table,
+                             value_function(engine, combos), threshold, self.barter, engine.flush_ends_deal)
 
 
 # --------------------------------------------------------- expected value
@@ -199,18 +182,18 @@ class WinModel:
     exactly it.  Ties count half.  Opponents are taken as independent.
     """
 
-    def __init__(self, game: Game, seat: int):
-        self.rules = game.rules
-        info = knowledge(game, seat)
-        self.unseen = np.array(info.unseen, dtype=np.intp)
+    def __init__(self, view: SeatView):
+        self.engine, self.combinations = view.engine, view.rules.combinations
+        self.value = value_function(self.engine, self.combinations)
+        self.unseen = np.array(view.unseen, dtype=np.intp)
         mask = np.zeros(52, dtype=bool)
         mask[self.unseen] = True
         self._inside = mask[TRIPLES[:, 0]] & mask[TRIPLES[:, 1]] & mask[TRIPLES[:, 2]]
-        keys, order = _sorted_keys(self.rules.variant, self.rules.combinations)
+        keys, order = _sorted_keys(self.engine, self.combinations)
         self.sorted_keys = keys[self._inside[order]]  # the unseen hands' values, ascending
-        known = info.opponents_known(game)
-        self.known_values = np.array([hand_value(self.rules, cards) for cards in known.values()])
-        opponents = [s for s in game.order if s != seat and game.hands[s]]
+        known = view.known_hands()
+        self.known_values = np.array([self.value(cards) for cards in known.values()])
+        opponents = [s for s in view.order if s != view.seat]
         self.unknown_opponents = len(opponents) - len(known)
         self._given: np.ndarray | None = None
 
@@ -219,7 +202,7 @@ class WinModel:
         """How likely each card is to be the one a player gives away blind (R5.4,
         R7.2): his least useful one, over every hand of unseen cards he may hold."""
         if self._given is None:
-            gives = _given_cards(self.rules.variant == "my_ship_sails")[self._inside]
+            gives = _given_cards(self.engine.flush_ends_deal)[self._inside]
             weights = np.bincount(gives, minlength=52).astype(float)
             self._given = weights / weights.sum() if weights.sum() else weights
         return self._given
@@ -242,11 +225,12 @@ class WinModel:
         """Expected win probability after replacing ``hand[slot]`` by an unseen card
         (uniform, or drawn with ``weights`` over the 52 cards)."""
         if len(self.unseen) == 0:
-            return float(self.win_probability(hand_value(self.rules, hand)))
+            return float(self.win_probability(self.value(hand)))
         kept = [c for i, c in enumerate(hand) if i != slot]
-        new = np.column_stack([np.full(len(self.unseen), kept[0]), np.full(len(self.unseen), kept[1]),
-                               self.unseen])
-        chances = self.win_probability(values_of(self.rules, new))
+        count = len(self.unseen)
+        values = self.engine.values_of(np.full(count, kept[0], dtype=np.intp), np.full(count, kept[1], dtype=np.intp),
+                                       self.unseen, self.combinations)
+        chances = self.win_probability(values)
         if weights is None:
             return float(chances.mean())
         w = weights[self.unseen]
@@ -268,40 +252,39 @@ class ExpectedValueAgent(Agent):
             raise ValueError(f"knock_threshold must lie in [0, 1], got {knock_threshold!r}")
         self.knock_threshold = knock_threshold
 
-    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
-        game = _require_game(game, self)
-        seat, phase, rules = game.current_player, game.phase, game.rules
-        legal = game.legal_actions()
+    def act(self, view: SeatView) -> int:
+        phase, legal = view.phase, view.legal_actions
         if len(legal) == 1:
             return legal[0]
         if phase == HORSE:
             return A.BUY_HORSE
-        model = WinModel(game, seat)
-        threshold = self.knock_threshold
+        model = WinModel(view)
+        value, threshold = model.value, self.knock_threshold
         if phase == WIDOW_CHOICE:  # R6.2: the face-up widow against an unseen hand
-            widow = float(model.win_probability(hand_value(rules, game.table)))
+            widow = float(model.win_probability(value(view.table)))
             return A.TAKE_WIDOW if widow >= model.random_hand() else A.KEEP_HAND
-        hand = game.hands[seat]
-        now = float(model.win_probability(hand_value(rules, hand)))
+        hand = view.hand
+        now = float(model.win_probability(value(hand)))
         if phase == STAND_CHOICE:
             return A.STAND if now >= threshold else A.CONTINUE
-        if rules.variant in ("trade_barter", "my_ship_sails"):
-            return self._trade(game, model, hand, now, legal)
+        if view.engine.blind_trades:
+            return self._trade(view, model, hand, now, legal)
         stop = A.KNOCK if A.KNOCK in legal else A.STAND
         if now >= threshold and phase != LAST_EXCHANGE:
             return stop
-        action, value = best_exchange(game, seat, legal)
-        if action >= 0 and float(model.win_probability(value)) > now:
+        action, best = best_exchange(hand, view.table, legal, value)
+        if action >= 0 and float(model.win_probability(best)) > now:
             return action
-        if A.PASS in legal and (phase == LAST_EXCHANGE or rules.variant == "widow"):
+        if A.PASS in legal and (phase == LAST_EXCHANGE or A.KNOCK in legal):  # R6.3's pass lets a turn go
             return A.PASS
         return stop
 
-    def _trade(self, game: Game, model: WinModel, hand: Sequence[int], now: float, legal: list[int]) -> int:
+    def _trade(self, view: SeatView, model: WinModel, hand: Sequence[int], now: float,
+               legal: Sequence[int]) -> int:
         """R5.3-R5.4 and R7.2: the trade with the best expected result, in counters."""
-        pool, threshold = game.pool, self.knock_threshold
+        pool, threshold = view.pool, self.knock_threshold
         blind = model.given_card_weights  # a neighbour gives, or offers, his least useful card
-        if game.phase == REPLY:
+        if view.phase == REPLY:
             gives = [(model.after_swap(hand, slot, blind), A.GIVE + slot) for slot in range(3)]
             best, action = max(gives)
             if A.KNOCK in legal and (now >= threshold or now >= best):
@@ -310,7 +293,7 @@ class ExpectedValueAgent(Agent):
         stop = A.KNOCK if A.KNOCK in legal else A.DECLINE
         if now >= threshold:
             return stop
-        cost = 0 if game.current_player == game.dealer else 1
+        cost = 0 if view.seat == view.dealer else 1
         options = [(pool * now, stop)]
         for action in legal:
             if A.READY_MONEY <= action < A.OFFER:
@@ -320,11 +303,5 @@ class ExpectedValueAgent(Agent):
         return max(options)[1]
 
 
-def _require_game(game: Game | None, agent: Agent) -> Game:
-    if game is None:
-        raise ValueError(f"the {agent.name} agent needs the engine state: pass game=env.unwrapped.game")
-    return game
-
-
-__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "greedy_action", "hand_value",
-           "quantile_key", "worst_slot"]
+__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "greedy_action", "greedy_choice",
+           "quantile_key", "value_function", "worst_slot"]

@@ -117,11 +117,12 @@ class LearnedAgent(Agent):
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
         return x
 
-    def act(self, observation: Mapping[str, np.ndarray], game: Any = None) -> int:
-        mask = np.asarray(observation["action_mask"], dtype=bool)
+    def act(self, view: Any) -> int:
+        """The best legal action for a seat view (or the AEC env's observation dict)."""
+        mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        vector = np.asarray(observation["observation"], dtype=np.float32)
+        vector = np.asarray(view["observation"], dtype=np.float32)
         if self.feature_builders:
             vector = np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
         scores = self.logits(vector).astype(np.float64)

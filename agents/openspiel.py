@@ -5,7 +5,7 @@
   ``openspiel:ismcts``, ``openspiel:random``, ``openspiel:policy:<file.json>``,
   with options as ``:name=value`` (``openspiel:ismcts:simulations=200``).
   Each decision is made on an OpenSpiel state built from a world the seat
-  cannot tell from the true one (R11): the bot never sees a hidden card.
+  cannot tell from the true one (R11): the current deal's hidden cards re-dealt.
 * :class:`AgentBot` wraps one of our agents as a ``pyspiel.Bot`` for
   ``open_spiel.python.algorithms.evaluate_bots``.
 """
@@ -23,11 +23,11 @@ import pyspiel
 
 import commerce_env.openspiel as cos
 from commerce_env.engine.base import Game
-from commerce_env.engine.determinize import determinize
-from commerce_env.observation import SeatObservation
+from commerce_env.policies import listens
 from commerce_env.rules import Rules
+from commerce_env.view import SeatView, pending_text, seat_view
 
-from .base import Agent, make_agent, public_text
+from .base import Agent
 
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, seat, seed) -> bot
 POLICY_FORMAT = "commerce-openspiel-policy"
@@ -61,12 +61,10 @@ class OpenSpielAgent(Agent):
         self.seat = seat
         self.bot = self.make_bot(self.game, seat, self.rng.getrandbits(31))
 
-    def act(self, observation: Any, game: Game | None = None) -> int:
-        if game is None:
-            raise ValueError("an OpenSpiel bot needs the engine state: pass game=env.unwrapped.game")
-        if self.bot is None or self.seat != game.current_player or self.game.rules != game.rules:
-            self.reset(game.current_player, game.num_players, game.rules)
-        world = determinize(game, self.seat, self.rng)  # R11: hidden cards re-dealt
+    def act(self, view: SeatView) -> int:
+        if self.bot is None or self.seat != view.seat or self.game.rules != view.rules:
+            self.reset(view.seat, view.num_players, view.rules)
+        world = view.sample_world(self.rng)  # R11: hidden cards re-dealt
         return self.decide(world)
 
     def decide(self, world: Game) -> int:
@@ -220,6 +218,8 @@ class AgentBot(pyspiel.Bot):
 
     def __init__(self, agent: Agent | str, player_id: int, seed: int | None = None):
         pyspiel.Bot.__init__(self)
+        from .specs import make_agent
+
         self.agent = make_agent(agent) if isinstance(agent, str) else agent
         self.seat = player_id
         self.seed = seed
@@ -232,18 +232,17 @@ class AgentBot(pyspiel.Bot):
         self.agent.reset(self.seat, game.num_players(), game.rules, self.seed)
 
     def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
-        if player_id >= 0 and type(self.agent).observe is not Agent.observe:
-            text = state.engine.action_text(action, player_id)
-            self.agent.observe(player_id, public_text(text, player_id, self.seat))
+        if player_id >= 0 and listens(self.agent):  # before the action is applied, as OpenSpiel calls it
+            self.agent.observe(player_id, pending_text(state.engine, action, self.seat))
 
     def step(self, state: pyspiel.State) -> int:
         game = state.engine
         action = agent_action(self.agent, game, self.seat)
-        if type(self.agent).observe is not Agent.observe:
-            self.agent.observe(self.seat, game.action_text(action, self.seat))
+        if listens(self.agent):
+            self.agent.observe(self.seat, pending_text(game, action, self.seat))
         return action
 
 
 def agent_action(agent: Agent, game: Game, seat: int) -> int:
     """The one place that asks one of our agents for an action (the Agent API's boundary)."""
-    return int(agent.act(SeatObservation(game, seat), game))
+    return int(agent.act(seat_view(game, seat)))

@@ -1,99 +1,53 @@
 """Determinized Monte Carlo search (see docs/agents.md).
 
 For each decision the agent samples worlds consistent with what its seat has
-seen (R11: by default the engine's ``commerce_env.engine.determinize``, which
-re-deals the whole deal and its hidden choices; ``determinizer="agents"``
-takes the simpler :func:`agents.knowledge.determinize`), plays every legal action in
-each world on a cloned engine state, finishes the deal with fast rollouts
-(every player follows :func:`agents.heuristics.greedy_action`), and picks the
-action with the best mean result; with blind trades it keeps the
-expected-value agent's choice unless another action is clearly better.  All
-actions are scored on the same worlds (common random numbers), so their
-differences are much less noisy than their values.  The budget is a number of
-worlds per decision, or milliseconds.
+seen (``view.sample_world``, R11: the whole deal and its hidden choices dealt
+anew), plays every legal action in each world on a copy of it, finishes the
+deal with fast rollouts (every player follows
+:func:`agents.heuristics.greedy_action`), and picks the action with the best
+mean result; with blind trades it keeps the expected-value agent's choice
+unless another action is clearly better.  All actions are scored on the same
+worlds (common random numbers), so their differences are much less noisy than
+their values.  The budget is a number of worlds per decision, or milliseconds.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from commerce_env.engine.base import Game
 from commerce_env.rules import Rules
+from commerce_env.view import SeatView
 
 from .base import Agent
-from .heuristics import ExpectedValueAgent, greedy_action, quantile_key
-from .knowledge import determinize
-
-BLIND_TRADES = ("trade_barter", "my_ship_sails")
-Determinizer = Callable[[Game, int, random.Random], Game]
-
-
-def _load_determinizer(which: str) -> Determinizer:
-    """``"agents"``: :func:`agents.knowledge.determinize`; ``"engine"``: the engine's
-    ``commerce_env.engine.determinize`` (an error if that module is missing)."""
-    if which == "agents":
-        return determinize
-    if which == "engine":
-        from commerce_env.engine.determinize import determinize as engine_determinize
-
-        return engine_determinize
-    raise ValueError(f"determinizer must be 'agents', 'engine' or a function, got {which!r}")
-
-
-def fast_clone(game: Game) -> Game:
-    """A copy for one rollout: like ``Game.clone`` but sharing the random generator.
-
-    ``Game.clone`` copies the generator, which costs more than the rest of the
-    copy; a rollout stops at the end of its deal and never shuffles, so it can
-    share it.  Lists (and lists of lists) are copied, everything else is
-    immutable during a deal.
-    """
-    new = object.__new__(type(game))
-    state = game.__dict__.copy()
-    for name, value in state.items():
-        if type(value) is list:
-            state[name] = [list(x) if type(x) is list else x for x in value]
-    new.__dict__ = state
-    return new
-
-
-class _DealOverError(Exception):
-    pass
-
-
-def _stop_at_deal_end(newly_out: list[int]) -> None:
-    raise _DealOverError
+from .heuristics import ExpectedValueAgent, Value, greedy_action, quantile_key, value_function
 
 
 def deal_value(game: Game, seat: int) -> float:
     """What ``seat`` holds, in reward units: counters, or money plus lives at the
-    pool's going rate in pool commerce (R9), where lives are not money."""
-    if game.rules.variant != "pool":
+    pool's going rate where lives are not money (pool commerce, R9)."""
+    if not game.plays_for_money:
         return float(game.counters[seat])
     lives = sum(game.counters) or 1
     return game.money[seat] + game.counters[seat] * game.pool / lives
 
 
-def rollout(world: Game, seat: int, threshold: int, first: int | None = None, barter: bool = False,
-            max_actions: int = 2000) -> float:
+def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | None = None,
+            barter: bool = False, max_actions: int = 2000) -> float:
     """Take ``first`` in ``world``, then play to the end of its deal with the greedy
     policy for everyone; the change of ``seat``'s holdings (the deal's payments,
     before the next ante).  ``world`` is used up."""
     start = deal_value(world, seat)
-    world._after_deal = _stop_at_deal_end  # an instance attribute shadows the method: stop here
-    try:
-        if first is not None:
-            world.apply(first)
-        for _ in range(max_actions):
-            if world.is_over():
-                break
-            world.apply(greedy_action(world, world.current_player, threshold, barter))
-    except _DealOverError:
-        pass
+    world.stop_after_deal()
+    if first is not None:
+        world.apply(first)
+    for _ in range(max_actions):
+        if world.is_over():
+            break
+        world.apply(greedy_action(world, world.current_player, threshold, value, barter))
     return deal_value(world, seat) - start
 
 
@@ -113,8 +67,7 @@ class SearchAgent(Agent):
     name = "search"
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
-                 barter: bool = True, prior: bool | None = None, margin: float = 1.0, seed: int | None = None,
-                 determinizer: str | Determinizer = "engine"):
+                 barter: bool = True, prior: bool | None = None, margin: float = 1.0, seed: int | None = None):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if ms is not None and not ms > 0:
@@ -127,28 +80,24 @@ class SearchAgent(Agent):
         self.use_prior = prior
         self.prior = ExpectedValueAgent()
         self.rng = random.Random(seed)
-        self.determinize = determinizer if callable(determinizer) else _load_determinizer(determinizer)
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
         if seed is not None:
             self.rng.seed(seed)
 
-    def sample_worlds(self, game: Game, seat: int, count: int) -> list[Game]:
-        """``count`` worlds consistent with what ``seat`` knows."""
-        return [self.determinize(game, seat, self.rng) for _ in range(count)]
-
-    def evaluate(self, game: Game) -> dict[int, np.ndarray]:
+    def evaluate(self, view: SeatView) -> dict[int, np.ndarray]:
         """Each legal action's result in each sampled world (rows share worlds)."""
-        legal = list(game.legal_actions())
-        seat, rules = game.current_player, game.rules
-        threshold = quantile_key(rules.variant, rules.combinations, self.rollout_quantile)
+        legal = list(view.legal_actions)
+        engine, combos = view.engine, view.rules.combinations
+        threshold = quantile_key(engine, combos, self.rollout_quantile)
+        value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
         deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
         while True:
-            world = self.determinize(game, seat, self.rng)
+            world = view.sample_world(self.rng)
             for action in legal:
-                results[action].append(rollout(fast_clone(world), seat, threshold, action, self.barter))
+                results[action].append(rollout(world.clone(), view.seat, threshold, value, action, self.barter))
             if deadline is None:
                 if len(results[legal[0]]) >= self.worlds:
                     break
@@ -156,22 +105,20 @@ class SearchAgent(Agent):
                 break
         return {a: np.array(v) for a, v in results.items()}
 
-    def act(self, observation: Mapping[str, np.ndarray], game: Game | None = None) -> int:
-        if game is None:
-            raise ValueError("the search agent needs the engine state: pass game=env.unwrapped.game")
-        legal = list(game.legal_actions())
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        results = self.evaluate(game)
+        results = self.evaluate(view)
         self.last_values = {a: float(v.mean()) for a, v in results.items()}
         best_value = max(self.last_values.values())
         best = min(a for a in legal if self.last_values[a] >= best_value - 1e-12)
         use_prior = self.use_prior
         if use_prior is None:
-            use_prior = game.rules.variant in BLIND_TRADES
+            use_prior = view.engine.blind_trades
         if not use_prior:
             return best
-        default = self.prior.act(observation, game)
+        default = self.prior.act(view)
         gain = results[best] - results[default]
         if len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain)):
             return best

@@ -36,10 +36,10 @@ from strategies import (  # noqa: E402 - tests/ holds the shared invariant check
 
 from commerce_env.engine import IllegalActionError, new_game  # noqa: E402
 from commerce_env.engine.actions import NUM_ACTIONS  # noqa: E402
-from commerce_env.engine.determinize import determinize  # noqa: E402
 from commerce_env.hands import COMBINATIONS  # noqa: E402
 from commerce_env.observation import encode  # noqa: E402
 from commerce_env.rules import OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 REFUSAL_RATE = 0.01  # share of decisions where an unmasked action is tried and the state compared
 REDEAL_RATE = 0.005  # share of decisions where the hidden cards are re-dealt (R11)
@@ -87,7 +87,7 @@ def _refusal_problems(game, rng: random.Random) -> list[str]:
 def _redeal_problems(game, rng: random.Random) -> list[str]:
     """R11: a re-deal of what a seat has not seen leaves its observation and the mask alone."""
     seat = rng.randrange(game.num_players)
-    other = determinize(game, seat, rng)
+    other = seat_view(game, seat).sample_world(rng)
     problems = []
     if not np.array_equal(encode(other, seat), encode(game, seat)):
         problems.append(f"seat {seat}'s observation depends on hidden cards")

@@ -40,10 +40,11 @@ def _ppo_settings() -> dict[str, Any]:
 
 def _foster_env(opponent: str, features: list[str]):
     def build():
+        from agents import make_agent
         from commerce_env.single_agent import CommerceEnv
 
         return CommerceEnv(variant="trade_barter", num_players=4, preset="foster", opponents=[opponent],
-                           features=features)
+                           features=features, resolver=make_agent)
     return build
 
 
@@ -112,7 +113,7 @@ def measure(repeats: int = 3, seconds: float = 5.0) -> dict[str, Any]:
     """Median env-steps/s of each workload over ``repeats`` interleaved runs."""
     import torch
 
-    from agents.base import AGENTS
+    from agents import AGENTS
 
     torch.set_num_threads(1)
     config = _ppo_settings()

@@ -45,6 +45,7 @@ from .engine import actions as A
 from .engine.actions import BadActionError
 from .engine.base import Game
 from .rules import resolve_rules
+from .view import SeatView, seat_view
 
 RESET_OPTIONS = ("deck", "decks", "dealer")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -150,8 +151,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return self.observe(agent or self.agent_selection)["action_mask"]
 
     def state(self) -> np.ndarray:
-        """The full state (all hands) for centralised critics."""
+        """The full state (all hands) for centralised critics: full information, for
+        training and debugging only; an agent must get :meth:`seat_view` instead."""
         return obs.encode_state(self._require_game())
+
+    def seat_view(self, agent: str) -> SeatView:
+        """What ``agent`` knows now (R11), as agents get it (:mod:`commerce_env.view`)."""
+        return seat_view(self._require_game(), self._seat_of(agent))
 
     # --------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -192,24 +198,60 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._accumulate_rewards()
 
     # ------------------------------------------------------------ actions
-    def encode_action(self, text: str, agent: str | None = None) -> int:
-        """The action number of a canonical text (R12) for ``agent`` now."""
-        game = self._require_game()
-        return game.action_from_text(text, self._seat_of(agent or self.agent_selection))
+    def encode_action(self, text: str, agent: str | None = None, full_information: bool = False) -> int:
+        """The action number of a canonical text (R12) for ``agent`` now.
 
-    def decode_action(self, action: int, agent: str | None = None) -> str:
-        """The canonical text (R12) of an action number for ``agent`` now."""
+        A text that names cards works for the agent to act, who sees his own
+        cards; for any other agent (or the widow dealer before his blind
+        choice, R6.2) it would tell whoever calls whether that agent holds the
+        card (R11), so it is refused unless ``full_information=True``."""
+        game = self._require_game()
+        seat = self._seat_of(agent or self.agent_selection)
+        if full_information or self._sees_own_cards(seat):
+            return game.action_from_text(text, seat)
+        try:
+            return A.action_from_text(text, (), game.table)  # names no card of his: fine
+        except ValueError:
+            raise ValueError(f"action text {text!r} names cards of {self.possible_agents[seat]}, whose hand is "
+                             "hidden from the caller (R11): only the agent to act may name his cards; pass "
+                             "full_information=True for debugging") from None
+
+    def decode_action(self, action: int, agent: str | None = None, full_information: bool = False) -> str:
+        """The canonical text (R12) of an action number for ``agent`` now.
+
+        For the agent to act it names his cards (``offer 10H``); for any other
+        agent, or the widow dealer before his blind choice (R6.2), it names
+        only the slots (``offer <hand card 0>``) unless ``full_information=True``:
+        the cards of another hand are hidden from the caller (R11)."""
         game = self._require_game()
         if isinstance(action, np.integer):
             action = int(action)
-        return game.action_text(action, self._seat_of(agent or self.agent_selection))
+        seat = self._seat_of(agent or self.agent_selection)
+        if full_information or self._sees_own_cards(seat):
+            return game.action_text(action, seat)
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
+            raise ValueError(f"action {action!r} is not a number from 0 to {A.NUM_ACTIONS - 1}")
+        return A.describe_action(action)
+
+    def _sees_own_cards(self, seat: int) -> bool:
+        """Whether the caller may be told ``seat``'s cards: he is the agent to act and sees them."""
+        game = self._require_game()
+        return seat == game.current_player and game.sees_own_hand(seat)
 
     def legal_actions(self) -> list[int]:
         return list(self._require_game().legal_actions())
 
+    def public_history(self, agent: str) -> list[tuple[str, str]]:
+        """``(agent, text)`` of every action of this match as ``agent`` knows it (R11): the
+        cards of face-down moves he did not see are left out (``offer``, not ``offer 10H``)."""
+        return [(self.possible_agents[s], text) for s, text in self.seat_view(agent).history_texts()]
+
     @property
     def history(self) -> list[tuple[str, str]]:
-        """``(agent, text)`` of every action taken in this match, in order."""
+        """``(agent, text)`` of every action taken in this match, in order.
+
+        Full information, for debugging and replays: it names every card, face
+        down or not.  Agents get :meth:`public_history` or :meth:`seat_view`."""
         game = self._require_game()
         return [(self.possible_agents[s], text) for s, text in game.history_texts()]
 
@@ -284,9 +326,9 @@ def render_text(game: Game, names: list[str]) -> str:
              f"phase {game.phase}, pool {game.pool}"]
     if game.table:
         lines.append(f"table: {cards(game.table)}")
-    if rules.variant == "trade_barter":
+    if game.has_stock:
         lines.append(f"stock: {len(game.stock)} cards")
-    money = rules.variant == "pool"
+    money = game.plays_for_money
     lines.append(f"{'':2}{'player':<10}{'lives' if rules.has_lives else 'counters':>9}"
                  + (f"{'money':>7}" if money else "") + "  hand")
     for seat, name in enumerate(names):

@@ -83,6 +83,11 @@ def hand_keys(cards: np.ndarray, flush: bool, pair: bool) -> np.ndarray:
     return key
 
 
+def table_index(a, b, c):
+    """The index of the ordered cards ``(a, b, c)`` in :func:`key_array`'s table (ints or arrays)."""
+    return a * 2704 + b * 52 + c
+
+
 def _build_table(index: int) -> np.ndarray:
     """The keys of all 52**3 ordered triples for one table index.
 
@@ -96,7 +101,7 @@ def _build_table(index: int) -> np.ndarray:
     keys = hand_keys(triples, flush=bool(index & 2), pair=bool(index & 1))
     table = np.empty(52 ** 3, dtype=np.int64)
     for a, b, c in itertools.permutations(triples.T):
-        table[a * 2704 + b * 52 + c] = keys
+        table[table_index(a, b, c)] = keys
     return table
 
 
@@ -142,7 +147,7 @@ def hand_key(cards: Sequence[int], combinations: frozenset[str]) -> int:
         table = key_list(combinations)
         if type(combinations) is frozenset:
             _LIST_OF[combinations] = table
-    return table[a * 2704 + b * 52 + c]
+    return table[table_index(a, b, c)]
 
 
 @total_ordering
@@ -215,12 +220,12 @@ def evaluate_batch(hands: np.ndarray, combinations: Iterable[str] | None = None)
         raise ValueError("card indices must lie in 0..51")
     table = key_array(normalize_combinations(combinations))
     hands = hands.astype(np.intp, copy=False)
-    return table[hands[:, 0] * 2704 + hands[:, 1] * 52 + hands[:, 2]]
+    return table[table_index(hands[:, 0], hands[:, 1], hands[:, 2])]
 
 
-def categories_of(keys: np.ndarray) -> np.ndarray:
-    """Category names for an array of keys."""
-    return np.asarray(CATEGORIES)[np.asarray(keys) // 1000]
+def keys_of(a: np.ndarray, b: np.ndarray, c: np.ndarray, combinations: frozenset[str]) -> np.ndarray:
+    """R2 keys of the hands ``(a[i], b[i], c[i])``, in any order of their cards (no checks)."""
+    return key_array(combinations)[table_index(a, b, c)]
 
 
 def ship_key(cards: Sequence[int]) -> int:
@@ -237,6 +242,17 @@ def ship_key(cards: Sequence[int]) -> int:
     if sb == sc:
         return pb + pc
     return 0
+
+
+_PIPS = np.array(RANK_PIPS, dtype=np.int64)
+
+
+def ship_keys(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """:func:`ship_key` of the hands ``(a[i], b[i], c[i])`` (R7.4)."""
+    sa, sb, sc = a & 3, b & 3, c & 3
+    pa, pb, pc = _PIPS[a >> 2], _PIPS[b >> 2], _PIPS[c >> 2]
+    return np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
+                     [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
 
 
 def is_ship(cards: Sequence[int]) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .engine import actions as A
 from .engine.base import HORSE, PHASES, REPLY, Game
+from .knowledge import deal_memory
 
 LAYOUT_VERSION = 1
 CARD_FEATURES = 17  # 13 ranks + 4 suits
@@ -82,12 +83,12 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
             ones += _HAND_SLOTS[slot][card]
     for slot, card in enumerate(game.table):
         ones += _TABLE_SLOTS[slot][card]
-    gave = game.gave[seat]
+    gave, discarded = deal_memory(game, seat)  # R11: the cards that passed through his hands
     if gave:
         left = game.left_of(seat) if seat in game.position else -1
         for card, to in gave:
             ones.append((_GAVE_LEFT if to == left else _GAVE_RIGHT) + card)
-    for card in game.discarded[seat]:
+    for card in discarded:
         ones.append(_DISCARDED + card)
     if sees_hand:
         ones.append(_FLAGS)

@@ -5,14 +5,17 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
 
 * The learner sits in one seat per episode (``seat="rotate"``: the next seat
   each episode; ``"random"``; or a fixed seat number).  Every other seat is
-  played by an opponent drawn per episode from a pool: built-in agents by name
-  (``agents.make_agent``), saved models (``model:<path>``, loaded safely by
-  :func:`agents.learned.load_agent`), and snapshots of the learner added while
+  played by an opponent drawn per episode from a pool.  An opponent is a
+  policy, any object with ``act(view) -> int`` that is given only its seat's
+  view (:mod:`commerce_env.view`), or a spec (``"greedy"``, ``"model:<path>"``,
+  ``{"agent": "greedy", "quantile": 0.7}``) that a resolver turns into one:
+  ``resolver=`` or the default that ``import agents`` registers
+  (:mod:`commerce_env.policies`).  Snapshots of the learner are added while
   training (:meth:`CommerceEnv.add_snapshot`, self-play).  Each seat has its
   own instance of every pool entry given by spec (agents may keep state per
-  seat); an ``Agent`` object given directly is shared by the seats, and so
+  seat); a policy object given directly is shared by the seats, and so
   are snapshots (stateless numpy policies).  Opponents that define
-  ``observe`` hear every action's text, as in the arena.
+  ``observe`` hear every action's text as their seat knows it, as in the arena.
 * The observation is the AEC env's vector (:func:`commerce_env.observation.encode`,
   layout version ``LAYOUT_VERSION``) of the learner's seat; ``action_masks()``
   gives the legal actions for sb3-contrib's MaskablePPO.
@@ -53,12 +56,13 @@ from . import observation as obs
 from .engine import actions as A
 from .engine import new_game
 from .engine.base import Game
+from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
 from .rules import Rules, resolve_rules
+from .view import public_text, seat_view
 
 ENV_ID = GYM_ENV_ID
 SEAT_MODES = ("rotate", "random")
 RESET_OPTIONS = ("deck", "decks", "dealer", "seat")
-MODEL_PREFIX = "model:"
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
 MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
@@ -148,39 +152,16 @@ def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> li
     return [FEATURES[n](rules, num_players) for n in names]
 
 
-def make_opponent(spec: Any, num_players: int | None = None, rules: Rules | None = None) -> Any:
-    """An opponent from a spec: an ``agents.base.Agent``, a built-in name, ``model:<path>``, or a
-    mapping ``{"agent": name, **keyword arguments}`` (``{"agent": "greedy", "quantile": 0.7}``)."""
-    from agents.base import Agent, make_agent
-
-    if isinstance(spec, Agent):
-        return spec
-    if isinstance(spec, Mapping):
-        kwargs = dict(spec)
-        name = kwargs.pop("agent", None)
-        if not isinstance(name, str):
-            raise ValueError(f"an opponent mapping needs 'agent': <name>, got {dict(spec)!r}")
-        return make_agent(name, **kwargs)
-    if not isinstance(spec, str):
-        raise TypeError(f"an opponent is an agent name, 'model:<path>', a mapping or an Agent, got {spec!r}")
-    if spec.startswith(MODEL_PREFIX):
-        from agents.learned import load_agent
-
-        return load_agent(spec[len(MODEL_PREFIX):], variant=rules.variant if rules else None,
-                          num_players=num_players)
-    return make_agent(spec)
-
-
 class CommerceEnv(gymnasium.Env):
     """One learner against a pool of opponents; see the module docstring."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
-                 opponents: Sequence[Any] = ("random",), opponent_weights: Sequence[float] | None = None,
+                 opponents: Sequence[Any] | None = None, opponent_weights: Sequence[float] | None = None,
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
-                 config: Any = None, **options: Any):
+                 config: Any = None, resolver: Resolver | None = None, **options: Any):
         rules, extra = resolve_rules(variant, config, options)
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
@@ -189,6 +170,9 @@ class CommerceEnv(gymnasium.Env):
         self._check_seat(seat, num_players)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+        default = opponents is None  # uniform random players, one per seat: no resolver needed
+        if default:
+            opponents = [RandomPolicy()]
         if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence) or not opponents:
             raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
         if opponent_weights is not None:
@@ -205,11 +189,11 @@ class CommerceEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.seat_mode = seat
-        from agents.base import Agent  # opponents are agents; imported here, the env layer comes first
-
+        self.resolver = resolver
         self.opponent_specs = list(opponents)
-        first = [make_opponent(spec, num_players, rules) for spec in opponents]  # bad specs fail here, once
-        self.seat_pools = [first] + [[o if isinstance(spec, Agent) else make_opponent(spec, num_players, rules)
+        first = [self._resolve(spec) for spec in opponents]  # bad specs fail here, once
+        self.seat_pools = [first] + [[RandomPolicy()] if default else
+                                     [o if is_policy(spec) else self._resolve(spec)
                                       for spec, o in zip(opponents, first, strict=True)]
                                      for _ in range(num_players - 1)]
         self.opponent_weights = None if opponent_weights is None else [float(w) for w in opponent_weights]
@@ -239,11 +223,12 @@ class CommerceEnv(gymnasium.Env):
             raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
 
     # ------------------------------------------------------------ opponents
+    def _resolve(self, spec: Any) -> Any:
+        return resolve(spec, self.resolver, variant=self.rules.variant, num_players=self.num_players)
+
     def add_snapshot(self, path: str) -> int:
         """Add a saved learner snapshot to the opponent pool (self-play); returns the pool's size."""
-        from agents.learned import load_agent
-
-        agent = load_agent(path, variant=self.rules.variant, num_players=self.num_players)
+        agent = self._resolve(f"model:{path}")
         self.snapshots.append(agent)
         self.snapshot_paths.append(str(path))
         if len(self.snapshots) > self.max_snapshots:
@@ -304,7 +289,7 @@ class CommerceEnv(gymnasium.Env):
             self.game = game
             self._seat_opponents()
             before_decision = self._play_opponents()
-            if not game.over:
+            if not game.is_over():
                 break
             carried += before_decision
             game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
@@ -318,7 +303,7 @@ class CommerceEnv(gymnasium.Env):
 
     def step(self, action: Any):
         game = self._require_game()
-        if game.over:
+        if game.is_over():
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
@@ -330,7 +315,7 @@ class CommerceEnv(gymnasium.Env):
         self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
-        terminated = game.over
+        terminated = game.is_over()
         info: dict[str, Any] = {"seat": self.seat}
         if terminated:
             info["returns"] = game.returns()[self.seat]
@@ -368,33 +353,28 @@ class CommerceEnv(gymnasium.Env):
             if s == self.seat:
                 continue
             agent = self._draw_opponent(s)
-            agent.reset(s, self.num_players, self.rules, self._rng.getrandbits(32))
+            seed = self._rng.getrandbits(32)
+            if hasattr(agent, "reset"):
+                agent.reset(s, self.num_players, self.rules, seed)
             self.seat_agents[s] = agent
-        from agents.base import Agent
-
         self._watchers = [(s, a) for s, a in enumerate(self.seat_agents)
-                          if a is not None and type(a).observe is not Agent.observe]
+                          if a is not None and listens(a)]
 
     def _play_opponents(self) -> float:
         """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
         game = self._require_game()
-        while not game.over and game.current_player != self.seat:
+        while not game.is_over() and game.current_player != self.seat:
             seat = game.current_player
-            self._apply(seat, self.seat_agents[seat].act(obs.SeatObservation(game, seat), game))
+            self._apply(seat, self.seat_agents[seat].act(seat_view(game, seat)))  # R11: its view only
         return float(game.take_rewards()[self.seat])
 
     def _apply(self, seat: int, action: int) -> None:
         """Take an action, and tell the opponents that listen (``Agent.observe``) its text."""
         game = self._require_game()
-        if not self._watchers:
-            game.apply(action)
-            return
-        from agents.base import public_text
-
-        text = game.action_text(int(action), seat)
+        entry = len(game.record)
         game.apply(action)
         for watcher_seat, agent in self._watchers:
-            agent.observe(seat, public_text(text, seat, watcher_seat))  # R11: face-down cards stay hidden
+            agent.observe(seat, public_text(game, entry, watcher_seat))  # R11: face-down cards stay hidden
 
     def _require_game(self) -> Game:
         if self.game is None:

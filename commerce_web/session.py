@@ -14,15 +14,17 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from commerce_env import observation as obs
+from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.engine.base import Game
 from commerce_env.engine.settlement import Showdown
+from commerce_env.policies import listens
 from commerce_env.replay import record_game
-from commerce_env.rules import DEFAULTS, OPTIONS, VARIANTS, make_rules
+from commerce_env.rules import OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import action_text, build_scene, plays_for_money, showdown_scene
+from commerce_env.view import public_text, seat_view
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
 MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
@@ -33,12 +35,12 @@ class RequestError(ValueError):
 
 
 def agent_action(agent: Any, game: Game, seat: int) -> int:
-    """The agent API, in one place: today ``Agent.act(observation, game)``."""
-    return int(agent.act(obs.SeatObservation(game, seat), game))
+    """The agent API, in one place: ``Agent.act(view)`` with the seat's view only (R11)."""
+    return int(agent.act(seat_view(game, seat)))
 
 
 def make_opponent(spec: str) -> Any:
-    from agents.base import make_agent
+    from agents import make_agent
 
     return make_agent(spec)
 
@@ -71,8 +73,8 @@ def variants_info() -> dict[str, Any]:
         defaults = rules.options()
         defaults.pop("variant")
         out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant])},
-                        "r12": sorted(DEFAULTS[variant])}
-    return {"variants": out, "agents": list(BUILT_IN_AGENTS)}
+                        "help": guide.variant_help(variant)}
+    return {"variants": out, "agents": list(BUILT_IN_AGENTS), "actions": guide.ACTIONS}
 
 
 class Match:
@@ -114,7 +116,10 @@ class Match:
         self.game = new_game(self.rules, num_players, dealer=(seat - 1) % num_players, rng=random.Random(self.seed))
         for s, agent in enumerate(self.agents):
             if agent is not None:
-                agent.reset(s, num_players, self.rules, self.seed + s)
+                try:
+                    agent.reset(s, num_players, self.rules, self.seed + s)
+                except ValueError as error:  # e.g. a model trained for other rules or players
+                    raise RequestError(f"opponent {self.names[s]}: {error}") from None
         self.watchers = [(s, a) for s, a in enumerate(self.agents) if a is not None and _listens(a)]
         self.lock = threading.Lock()
         self.since = 0  # history index of the human's last action + 1
@@ -159,13 +164,10 @@ class Match:
 
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
-        text = game.action_text(action, seat) if self.watchers else ""
+        entry = len(game.record)
         game.apply(action)
-        if self.watchers:
-            from agents.base import public_text
-
-            for watcher_seat, agent in self.watchers:
-                agent.observe(seat, public_text(text, seat, watcher_seat))  # R11
+        for watcher_seat, agent in self.watchers:
+            agent.observe(seat, public_text(game, entry, watcher_seat))  # R11
 
     # ------------------------------------------------------------- views
     def state(self) -> dict[str, Any]:
@@ -242,6 +244,4 @@ def short_name(spec: str) -> str:
 
 
 def _listens(agent: Any) -> bool:
-    from agents.base import Agent
-
-    return type(agent).observe is not Agent.observe
+    return listens(agent)

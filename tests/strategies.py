@@ -95,7 +95,7 @@ def lives_expected(game: Game) -> int | None:
     """Total lives in play if lives are kept apart from money (pool, R9.2-R9.4)."""
     if game.variant != "pool":
         return None
-    horses = sum(1 for _, kind, _ in game.history if kind == "buy_horse")
+    horses = sum(1 for _, kind, _, _ in game.record if kind == "buy_horse")
     return 3 * game.num_players - game.deals_played + horses
 
 
@@ -189,7 +189,7 @@ def _copy(value: Any) -> Any:
 def snapshot(game: Game) -> dict[str, Any]:
     """Everything that makes up the state (and every seat's observation), for
     checking that a refused action changed nothing."""
-    state = {k: _copy(v) for k, v in vars(game).items() if k not in ("_legal_cache", "rng")}
+    state = {k: _copy(v) for k, v in vars(game).items() if k not in ("_legal_cache", "rng", "_rng_shared")}
     state["rng"] = game.rng.getstate()
     state["observations"] = [encode(game, s).tobytes() for s in range(game.num_players)]
     state["legal"] = list(game.legal_actions())

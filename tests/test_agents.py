@@ -1,5 +1,6 @@
 """Agents: legal play in every variant, R11 knowledge, determinization, the registry."""
 
+import pickle
 import random
 import sys
 
@@ -8,17 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import make_agent
-from agents.arena import Observation, play_game
-from agents.base import AGENTS, Agent, RandomAgent
+from agents import AGENTS, Agent, RandomAgent, make_agent
+from agents.arena import play_game
 from agents.heuristics import ExpectedValueAgent, GreedyAgent
-from agents.knowledge import determinize, knowledge
 from agents.search import SearchAgent
 from commerce_env import observation as obs
 from commerce_env.cards import CARDS, parse_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.rules import VARIANTS, make_rules
+from commerce_env.view import seat_view
 
 FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -35,10 +35,10 @@ class LegalityChecker:
     def observe(self, seat, text):
         pass
 
-    def act(self, observation, game):
-        action = self.agent.act(observation, game)
-        assert observation["action_mask"][action] == 1, f"{self.name} chose illegal {action}"
-        assert action in game.legal_actions()
+    def act(self, view):
+        action = self.agent.act(view)
+        assert view["action_mask"][action] == 1, f"{self.name} chose illegal {action}"
+        assert action in view.legal_actions
         self.moves += 1
         return action
 
@@ -83,12 +83,13 @@ def _play_random(game, moves, rng):
 
 
 def _twin_with_hidden_cards_permuted(game, seat, rng):
-    """The same game as ``seat`` sees it, with every card hidden from it (R11) moved around.
+    """The same game as ``seat`` sees it, with every card of this deal hidden from it (R11) moved around.
 
     Cards the seat gave away keep their identity (it remembers them) even when
     it no longer knows where they are."""
-    remembered = {card for card, _ in game.gave[seat]}
-    hidden = [c for c in knowledge(game, seat).unseen if c not in remembered]
+    view = seat_view(game, seat)
+    remembered = {card for card, _ in view.gave}
+    hidden = [c for c in view.unseen if c not in remembered]
     shuffled = hidden[:]
     rng.shuffle(shuffled)
     mapping = dict(zip(hidden, shuffled, strict=True))
@@ -99,12 +100,9 @@ def _twin_with_hidden_cards_permuted(game, seat, rng):
 
     twin.hands = [sorted(swap(h)) for h in twin.hands]
     twin.stock, twin.discards = swap(twin.stock), swap(twin.discards)
-    if hasattr(twin, "deal_pack"):  # the deal's pack, as dealt (what the engine's determinizer replays)
-        twin.deal_pack = tuple(CARDS[c] for c in swap(twin.deal_pack))
-    twin.history = [(s, k, tuple(swap(c))) for s, k, c in twin.history]
-    twin.gave = [[(mapping.get(c, c), to) for c, to in g] for g in twin.gave]
-    twin.discarded = [swap(d) for d in twin.discarded]
-    if getattr(twin, "offer", None) is not None:
+    start = twin.deal_start - 1  # the current deal; earlier deals were shown (R11) and stay as they were
+    twin.record[start:] = [(s, k, tuple(swap(c)), seen) for s, k, c, seen in twin.record[start:]]
+    if twin.offer is not None:
         twin.offer = (twin.offer[0], mapping.get(twin.offer[1], twin.offer[1]))
     twin._legal_cache = None
     return twin, mapping
@@ -112,7 +110,7 @@ def _twin_with_hidden_cards_permuted(game, seat, rng):
 
 def _world_cards(world):
     return ([list(h) for h in world.hands], list(world.table), list(world.stock), list(world.discards),
-            getattr(world, "offer", None))
+            world.offer)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -128,15 +126,16 @@ def test_search_does_not_see_hidden_cards(variant, seed, moves):  # R11
     twin, mapping = _twin_with_hidden_cards_permuted(game, seat, rng)
     # The two games look the same from the seat (R11) ...
     assert (obs.encode(game, seat) == obs.encode(twin, seat)).all()
-    assert knowledge(game, seat) == knowledge(twin, seat)
+    first_view, second_view = seat_view(game, seat), seat_view(twin, seat)
+    assert pickle.dumps(first_view) == pickle.dumps(second_view)
     # ... so the worlds it samples and the action it picks are the same.
-    for sample in (determinize, SearchAgent().determinize):  # ours, and the one search uses
-        assert _world_cards(sample(game, seat, random.Random(7))) == _world_cards(sample(twin, seat, random.Random(7)))
+    assert _world_cards(first_view.sample_world(random.Random(7))) == _world_cards(
+        second_view.sample_world(random.Random(7)))
     first, second = SearchAgent(worlds=3, seed=5), SearchAgent(worlds=3, seed=5)
-    assert first.act(Observation(game, seat), game) == second.act(Observation(twin, seat), twin)
+    assert first.act(first_view) == second.act(second_view)
     assert first.last_values == second.last_values
     for agent in (GreedyAgent(), ExpectedValueAgent()):
-        assert agent.act(Observation(game, seat), game) == agent.act(Observation(twin, seat), twin)
+        assert agent.act(first_view) == agent.act(second_view)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -148,13 +147,13 @@ def test_determinized_worlds_keep_what_the_seat_knows(variant):  # R11
         if game.is_over():
             continue
         seat = game.current_player
-        info = knowledge(game, seat)
-        world = determinize(game, seat, rng)
+        info = seat_view(game, seat)
+        world = info.sample_world(rng)
         assert len(world.where_are_cards()) == 52  # every card once
         assert world.table == game.table
         if game.sees_own_hand(seat):
             assert world.hands[seat] == game.hands[seat]
-        for other, cards in info.public_hands.items():
+        for other, cards in enumerate(info.public_hands):
             assert set(cards) <= set(game.hands[other]) and set(cards) <= set(world.hands[other])
         assert [len(h) for h in world.hands] == [len(h) for h in game.hands]
         assert len(world.stock) == len(game.stock)
@@ -164,7 +163,8 @@ def test_worlds_vary_the_unseen_cards():  # determinization resamples what is hi
     game = new_game(make_rules("trade_barter"), 4, rng=random.Random(1))
     seat = game.current_player
     rng = random.Random(0)
-    others = {tuple(determinize(game, seat, rng).hands[(seat + 1) % 4]) for _ in range(20)}
+    view = seat_view(game, seat)
+    others = {tuple(view.sample_world(rng).hands[(seat + 1) % 4]) for _ in range(20)}
     assert len(others) > 10
 
 
@@ -173,9 +173,9 @@ def test_widow_taker_hand_is_public():  # R6.2: the dealer's new hand is the fac
     widow = sorted(game.table)
     game.apply(A.TAKE_WIDOW)
     eldest = game.current_player
-    info = knowledge(game, eldest)
+    info = seat_view(game, eldest)
     assert info.public_hands[game.dealer] == tuple(widow)
-    assert determinize(game, eldest, random.Random(0)).hands[game.dealer] == widow
+    assert info.sample_world(random.Random(0)).hands[game.dealer] == widow
 
 
 def test_bartered_card_is_known_until_the_neighbour_trades():  # R5.4, R11
@@ -185,10 +185,10 @@ def test_bartered_card_is_known_until_the_neighbour_trades():  # R5.4, R11
     game.apply(A.OFFER + 0)
     neighbour = game.current_player
     game.apply(A.GIVE + 0)
-    assert knowledge(game, trader).public_hands[neighbour] == (offered,)
+    assert seat_view(game, trader).public_hands[neighbour] == (offered,)
     assert game.current_player == neighbour  # R5.4: the turn passes to the neighbour
     game.apply(A.READY_MONEY + 0)  # a face-down trade: the card may be gone
-    assert neighbour not in knowledge(game, trader).public_hands
+    assert seat_view(game, trader).public_hands[neighbour] == ()
 
 
 def _game_with(variant, pack, **options):
@@ -202,13 +202,13 @@ def test_greedy_and_expected_value_knock_with_a_tricon():  # R2.1, R5.5
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
     assert game.hands[0] == sorted(parse_cards("AS AH AD"))
     for agent in (GreedyAgent(), ExpectedValueAgent(), SearchAgent(worlds=8, seed=1)):
-        assert agent.act(Observation(game, 0), game) == A.KNOCK
+        assert agent.act(seat_view(game, 0)) == A.KNOCK
 
 
 def test_greedy_takes_the_exchange_that_makes_a_tricon():  # R6.3
     game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
     game.apply(A.KEEP_HAND)  # the dealer (seat 3) keeps his hand; seat 0 acts
-    action = GreedyAgent().act(Observation(game, 0), game)
+    action = GreedyAgent().act(seat_view(game, 0))
     assert game.action_text(action, 0) == "exchange 2C AD"
 
 
@@ -233,19 +233,11 @@ def test_registry_and_specs(monkeypatch):
         make_agent("model:runs/x")
 
 
-def test_heuristic_agents_need_the_game():
-    game = new_game(make_rules("trade_barter"), 4, seed=1)
-    observation = Observation(game, game.current_player)
-    for name in ("greedy", "expected_value", "search"):
-        with pytest.raises(ValueError, match="engine state"):
-            make_agent(name).act(observation)
-
-
 def test_search_with_a_time_budget_scores_every_legal_action():
     game = new_game(make_rules("widow"), 4, rng=random.Random(6))
     game.apply(A.KEEP_HAND)
     agent = SearchAgent(ms=5, seed=0)
-    action = agent.act(Observation(game, game.current_player), game)
+    action = agent.act(seat_view(game, game.current_player))
     assert action in game.legal_actions()
     assert set(agent.last_values) == set(game.legal_actions())
     assert action == max(agent.last_values, key=lambda a: (agent.last_values[a], -a))  # plain search here
@@ -255,8 +247,8 @@ def test_greedy_trades_its_least_useful_card():  # R5.3, R5.4
     # Seat 0 holds 2C, 3D, 5D, a weak point (R2.5): the two diamonds are the promising pair, the 2C goes.
     game = _game_with("trade_barter", "2C 3H 4S 6D 3D 6H 7S 8C 5D JH QS 10C")
     assert game.hands[0] == sorted(parse_cards("2C 3D 5D"))
-    assert game.action_text(GreedyAgent().act(Observation(game, 0), game), 0) == "ready_money 2C"
-    assert game.action_text(GreedyAgent(barter=True).act(Observation(game, 0), game), 0) == "offer 2C"
+    assert game.action_text(GreedyAgent().act(seat_view(game, 0)), 0) == "ready_money 2C"
+    assert game.action_text(GreedyAgent(barter=True).act(seat_view(game, 0)), 0) == "offer 2C"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -268,7 +260,7 @@ def test_search_leaves_the_real_game_untouched(variant):
         return
     before = {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")}
     rng_state = game.rng.getstate()
-    SearchAgent(worlds=4, seed=0).act(Observation(game, game.current_player), game)
+    SearchAgent(worlds=4, seed=0).act(seat_view(game, game.current_player))
     assert {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")} == before
     assert game.rng.getstate() == rng_state
 
@@ -285,8 +277,8 @@ class _Listener(Agent):
     def observe(self, seat, text):
         self.heard.append((seat, text))
 
-    def act(self, observation, game=None):
-        return int(np.flatnonzero(observation["action_mask"])[-1])  # offers and gives when it can
+    def act(self, view):
+        return int(np.flatnonzero(view["action_mask"])[-1])  # offers and gives when it can
 
 
 def test_observe_hides_face_down_cards_of_others():  # R11: discards and bartered cards are face down
@@ -295,11 +287,14 @@ def test_observe_hides_face_down_cards_of_others():  # R11: discards and bartere
     play_game(game, listeners)
     told_anything = False
     for listener in listeners:
-        for actor, text in listener.heard:
+        for index, (actor, text) in enumerate(listener.heard):
             verb = text.split()[0]
-            if verb in ("offer", "give", "ready_money") and actor != listener.seat:
+            received = verb == "give" and listener.heard[index - 1][0] == listener.seat
+            if verb in ("offer", "give", "ready_money") and actor != listener.seat and not received:
                 assert text == verb  # no card named
                 told_anything = True
+            if received:  # R11: the trader takes the neighbour's card and sees it
+                assert len(text.split()) == 2
             if actor == listener.seat and verb in ("offer", "give", "ready_money"):
                 assert len(text.split()) == 2  # his own card is his to know
     assert told_anything

@@ -14,6 +14,7 @@ from commerce_env.engine import new_game
 from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
 from commerce_env.hands import COMBINATIONS, evaluate_batch, hand_key, hand_keys
+from commerce_env.knowledge import deal_memory
 from commerce_env.rules import make_rules
 
 VARIANTS = ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"]
@@ -36,9 +37,10 @@ def plain_encode(game, seat):
         card_slots(offsets["hand_slots"], hand)
     card_slots(offsets["table_slots"], game.table)
     left = game.left_of(seat) if seat in game.position else -1
-    for card, to in game.gave[seat]:
+    gave, discarded = deal_memory(game, seat)
+    for card, to in gave:
         vector[(offsets["gave_left"] if to == left else offsets["gave_right"]) + card] = 1.0
-    for card in game.discarded[seat]:
+    for card in discarded:
         vector[offsets["discarded"] + card] = 1.0
     from commerce_env.engine.base import PHASES
 

@@ -82,7 +82,7 @@ class EngineMachine(RuleBasedStateMachine):
             assert (game.phase, game.current_player) == ("widow_choice", game.dealer)
         else:
             assert (game.phase, game.current_player) == ("act", game.order[0])
-        assert game.history[game.deal_start:] == []
+        assert game.record[game.deal_start:] == []
 
     @rule(action=st.one_of(st.integers(0, NUM_ACTIONS - 1), st.integers(-10**6, 10**6), st.integers()))
     def unmasked_or_out_of_range_number(self, action):

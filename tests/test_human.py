@@ -3,12 +3,12 @@
 import io
 import random
 
-from agents.arena import Observation
 from agents.human import HumanAgent, public_action_text
 from commerce_env.cards import CARDS, parse_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
+from commerce_env.view import seat_view
 
 
 def _scripted(*answers):
@@ -26,7 +26,7 @@ def _game_with(variant, pack, dealer=3):
 def test_bad_input_is_refused_until_a_legal_action_is_typed():  # R12 texts
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
     human, written = _scripted("", "fold", "99", "give AS", "ready_money 2C", "ready_money as")
-    action = human.act(Observation(game, 0), game)
+    action = human.act(seat_view(game, 0))
     assert action == A.READY_MONEY + game.hands[0].index(parse_cards("AS")[0])
     refusals = [line for line in written if line.startswith("Not accepted")]
     assert len(refusals) == 5
@@ -39,18 +39,18 @@ def test_bad_input_is_refused_until_a_legal_action_is_typed():  # R12 texts
 def test_an_action_number_is_accepted():
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
     human, _ = _scripted(str(A.KNOCK))
-    assert human.act(Observation(game, 0), game) == A.KNOCK
+    assert human.act(seat_view(game, 0)) == A.KNOCK
 
 
 def test_view_shows_own_hand_table_counters_and_hides_face_down_cards():  # R11
     game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
     human, written = _scripted("keep_hand")
-    assert human.act(Observation(game, 3), game) == A.KEEP_HAND  # seat 3 deals: a blind choice (R6.2)
+    assert human.act(seat_view(game, 3)) == A.KEEP_HAND  # seat 3 deals: a blind choice (R6.2)
     assert "face down, unseen" in written[0]
     assert "Face up on the table: A♦(AD) 10♣(10C) 5♠(5S)" in written[0]
     game.apply(A.KEEP_HAND)
     human, written = _scripted("exchange 2C AD")
-    assert game.action_text(human.act(Observation(game, 0), game), 0) == "exchange 2C AD"
+    assert game.action_text(human.act(seat_view(game, 0)), 0) == "exchange 2C AD"
     view = written[0]
     assert "Your hand (player_0): 2♣(2C) A♥(AH) A♠(AS)" in view
     assert "player_3: keep_hand" in view
@@ -59,10 +59,12 @@ def test_view_shows_own_hand_table_counters_and_hides_face_down_cards():  # R11
     trade = new_game(make_rules("trade_barter"), 4, rng=random.Random(5))
     seat = trade.current_player
     trade.apply(A.READY_MONEY + 0)
-    secret = trade.history[-1][2][0]
+    secret = trade.record[-1][2][0]
     viewer = (seat + 1) % 4
-    assert public_action_text(trade, len(trade.history) - 1, viewer) == "ready_money (a card face down)"
-    assert str(CARDS[secret]) in public_action_text(trade, len(trade.history) - 1, seat)
+    history = seat_view(trade, viewer).history
+    assert public_action_text(history, len(history) - 1, viewer) == "ready_money (a card face down)"
+    history = seat_view(trade, seat).history
+    assert str(CARDS[secret]) in public_action_text(history, len(history) - 1, seat)
 
 
 def test_play_command_runs_a_match_from_scripted_stdin(monkeypatch, capsys):

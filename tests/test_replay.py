@@ -187,10 +187,28 @@ def test_commerce_arena_save_games_and_commerce_replay(tmp_path, capsys):
 
 def test_a_sampled_world_keeps_no_record_of_the_true_pack():
     # R11: the packs kept for replays hold hidden cards; a determinized world records its own deal instead.
-    from commerce_env.engine.determinize import determinize
+    from commerce_env.view import seat_view
 
     game = new_game(make_rules("trade_barter"), 4, rng=random.Random(3))
     game.apply(game.legal_actions()[-1])
-    world = determinize(game, 1, random.Random(0))
+    world = seat_view(game, 1).sample_world(random.Random(0))
     assert world.packs_dealt[-1] == world.deal_pack != game.deal_pack
     assert len(world.packs_dealt) == len(game.packs_dealt)
+
+
+def test_replay_to_mp4_or_a_clear_error(tmp_path, monkeypatch):
+    pytest.importorskip("PIL")
+    import importlib.util
+    import sys
+
+    from commerce_env.frames import save_animation
+
+    scenes = replay(_record("old_game")).scenes()
+    if importlib.util.find_spec("imageio_ffmpeg") is not None:  # extra video
+        save_animation(scenes, str(tmp_path / "game.mp4"))
+        assert (tmp_path / "game.mp4").stat().st_size > 0
+    monkeypatch.setitem(sys.modules, "imageio.v2", None)  # as if imageio were not installed
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    with pytest.raises(ValueError, match="writing MP4 needs imageio and imageio-ffmpeg"):
+        save_animation(scenes, str(tmp_path / "other.mp4"))
+    assert not (tmp_path / "other.mp4").exists()

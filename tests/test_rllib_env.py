@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ray.rllib", reason="the RLlib tests need the distributed extra: pip install -e '.[distributed]'")
 
-from agents.arena import Observation  # noqa: E402
 from agents.heuristics import GreedyAgent  # noqa: E402
 from agents.learned import LearnedAgent, make_meta  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 from training.rllib_env import TurnBasedCommerceEnv, agent_id, seat_of  # noqa: E402
 from training.rllib_train import SHARED, choose_modules, league  # noqa: E402
 
@@ -82,7 +82,7 @@ def test_heuristic_actions_are_what_the_agents_would_play():
     def check(env, agent, observation):
         seat = seat_of(agent)
         actions = observation["heuristic_actions"].astype(int)
-        assert actions[0] == greedy.act(Observation(env.game, seat), env.game)
+        assert actions[0] == greedy.act(seat_view(env.game, seat))
         assert observation["action_mask"][actions].all()  # both legal
 
     for seed in range(10):
@@ -148,7 +148,7 @@ def test_the_exported_network_plays_what_the_module_plays():
         with torch.no_grad():
             logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
         legal = observation["action_mask"] > 0
-        seat_observation = Observation(env.game, seat_of(name))
+        seat_observation = seat_view(env.game, seat_of(name))
         ours = agent.logits(observation["observations"])
         assert np.allclose(ours[legal], logits[legal], atol=1e-5)
         assert agent.act(seat_observation) == int(np.argmax(logits))

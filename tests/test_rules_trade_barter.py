@@ -11,6 +11,7 @@ import pytest
 from helpers import Driver, deck_stock_last, make_deck
 
 from commerce_env.cards import format_cards, make_pack
+from commerce_env.knowledge import deal_memory
 
 # R5.8, Foster's worked example: no tricon; a jack-high sequence wins.
 FOSTER_EXAMPLE = ["9H 10H JH", "AS KS 4D", "5C 5D 9S", "7C 8C 9C"]
@@ -113,7 +114,7 @@ def test_ready_money_pays_the_dealer_and_takes_the_top_card():
     # the dealer trading pays nobody; `discard: table` keeps discards out of play.
     d = four(FOSTER_EXAMPLE, stock="4C 6C 2H KH")
     d.play("0: ready_money 9H")
-    assert d.hand(0) == "4C 10H JH" and d.game.discards == d.game.discarded[0]
+    assert d.hand(0) == "4C 10H JH" and d.game.discards == deal_memory(d.game, 0)[1]
     assert format_cards(d.game.discards) == "9H"
     assert d.game.counters == [-2, -1, -1, 0]
     d.play("1: ready_money 4D", "2: ready_money 9S", "3: ready_money 7C")

@@ -142,6 +142,18 @@ def test_written_files_get_the_umasks_usual_mode_not_mkstemps_private_one(tmp_pa
         assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
+def test_a_relative_output_folder_records_its_files_once_and_force_removes_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # `commerce demo` writes to runs/demo, relative to where it runs
+    with RunFolder("runs/demo").locked() as run:
+        run.prepare_new_run()
+        run.write("config.yaml", "a: 1\n")
+        atomic_write(run.path / "checkpoints.zip", b"zip")
+        run.record([run.path / "checkpoints.zip"])
+        run.write("config.yaml", "a: 2\n")  # its own file: rewritten, not refused
+    with RunFolder("runs/demo").locked() as run:
+        assert run.foreign_files() == []
+        run.prepare_new_run(force=True)
+    assert sorted(p.name for p in (tmp_path / "runs" / "demo").iterdir()) == [".commerce-run.json", LOCK]
 def test_a_relative_run_folder_records_and_rewrites_its_own_files(tmp_path, monkeypatch):
     """The shipped configs write to runs/<name>: a relative folder must recognise its files on the second write."""
     from training.run_folder import RunFolder

@@ -16,15 +16,16 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.batched import BatchedGreedy, BatchedPolicy, batched_agent  # noqa: E402
-from agents.heuristics import greedy_action, quantile_key  # noqa: E402
+from agents.heuristics import GreedyAgent  # noqa: E402
 from agents.learned import LearnedAgent, expected_shapes  # noqa: E402
 from commerce_env.cards import make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
-from commerce_env.observation import LAYOUT_VERSION, SeatObservation, encode, observation_size  # noqa: E402
+from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.single_agent import HandStrength  # noqa: E402
 from commerce_env.vector import BatchEngine, make_vec_env  # noqa: E402
 from commerce_env.vector.features import BatchHandStrength  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 OPTIONS = {"trade_barter": [{}, {"preset": "peel"}], "widow": [{}, {"allow_pass": False}],
            "my_ship_sails": [{}], "old_game": [{}], "pool": [{"deck_size": 32}]}
@@ -64,13 +65,12 @@ def lockstep_states(variant, options, n, games, seed, steps=60):
 def test_batched_greedy_picks_what_greedy_agent_picks(variant, quantile, barter):
     for options in OPTIONS[variant]:
         agent = BatchedGreedy(quantile=quantile, barter=barter)
-        rules = make_rules(variant, **options)
-        threshold = quantile_key(variant, rules.combinations, quantile)
         for engine, refs, live in lockstep_states(variant, options, 4, 6, f"greedy-{variant}-{quantile}"):
             games = np.flatnonzero(live)
             seats = engine.current_player[games]
             got = agent.act_batch(engine, games, seats)
-            expected = [greedy_action(refs[g], refs[g].current_player, threshold, barter) for g in games]
+            greedy = GreedyAgent(quantile=quantile, barter=barter)
+            expected = [greedy.act(seat_view(refs[g], refs[g].current_player)) for g in games]
             assert got.tolist() == expected
 
 
@@ -107,7 +107,7 @@ def test_batched_policy_picks_what_the_learned_agent_picks(variant):
     for engine, refs, live in lockstep_states(variant, {}, 4, 5, f"policy-{variant}", steps=30):
         games = np.flatnonzero(live)
         got = batched.act_batch(engine, games, engine.current_player[games])
-        expected = [agent.act(SeatObservation(refs[g], refs[g].current_player)) for g in games]
+        expected = [agent.act(seat_view(refs[g], refs[g].current_player)) for g in games]
         assert got.tolist() == expected
 
 
@@ -119,8 +119,14 @@ def test_resolver_knows_batchable_agents_and_names_the_others():
             batched_agent(name)
     with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         batched_agent("nobody")
-    with pytest.raises(ValueError, match="resolver"):
-        make_vec_env("trade_barter", 4, 2, opponents=["greedy"])
+    from commerce_env.vector.vec_env import BatchVecEnv
+
+    with pytest.raises(ValueError, match="resolver"):  # the class itself knows no agent names
+        BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
+    env = make_vec_env("trade_barter", 4, 2, opponents=["greedy", {"agent": "greedy", "quantile": 0.8}])
+    assert [type(o).__name__ for o in env.pool] == ["BatchedGreedy", "BatchedGreedy"]
+    with pytest.raises(ValueError, match="expected_value.*vec_env: dummy"):
+        make_vec_env("trade_barter", 4, 2, opponents=["expected_value"])
 
 
 def _play(env, steps, rng):
@@ -184,3 +190,37 @@ def test_maskable_ppo_trains_on_the_vec_env():
                         policy_kwargs={"net_arch": [16]})
     model.learn(512)
     assert model.num_timesteps >= 512
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_compiled_opponent_loop_plays_greedy_matches_as_the_readable_engine(variant):
+    # The compiled loop (greedy in every seat, no learner) ends each match exactly as GreedyAgent
+    # playing through the readable engine does: the same returns and balances.
+    from agents.batched import play_compiled
+
+    rng = random.Random(f"compiled-{variant}")
+    n, games = 4, 6
+    rules = make_rules(variant)
+    pack = list(make_pack(52))
+    decks = [[rng.sample(pack, 52) for _ in range(40)] for _ in range(games)]
+    dealers = [rng.randrange(n) for _ in range(games)]
+    engine = BatchEngine(variant, n, games)
+    engine.reset(decks=decks, dealer=dealers)
+    agent = BatchedGreedy(quantile=0.6)
+    specs = np.array([agent.compiled_spec(rules)], dtype=np.int64)
+    earned = np.zeros(games)
+    play_compiled(engine, np.full(games, -1), np.zeros((games, n), dtype=np.int64), specs, earned,
+                  np.zeros(games, dtype=bool), np.zeros(games, dtype=bool))
+    greedy = GreedyAgent(quantile=0.6)
+    checked = 0
+    for g in range(games):
+        ref = new_game(rules, n, decks=decks[g], dealer=dealers[g])
+        while not ref.over and ref.deals_dealt < 40:
+            ref.apply(greedy.act(seat_view(ref, ref.current_player)))
+        if ref.deals_dealt >= 40:
+            continue  # a long freeze-out ran past the given packs
+        assert engine.over[g]
+        assert engine.returns()[g].tolist() == ref.returns()
+        assert engine.balances()[g].tolist() == ref.balances()
+        checked += 1
+    assert checked >= games // 2

@@ -50,7 +50,7 @@ def test_an_action_while_waiting_is_refused_and_changes_nothing():
     before = game.clone().__dict__
     with pytest.raises(IllegalActionError, match="waits for the next deal's pack"):
         game.apply(0)
-    assert game.counters == before["counters"] and game.history == before["history"]
+    assert game.counters == before["counters"] and game.record == before["record"]
     assert game.awaiting_pack
 
 

@@ -226,3 +226,43 @@ def test_commerce_serve_refuses_a_bad_port(capsys):
 
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be from 1 to 65535" in capsys.readouterr().err
+
+
+def test_a_model_folder_as_an_opponent(tmp_path):
+    np = pytest.importorskip("numpy")
+    from agents.learned import expected_shapes, make_meta, save_model
+    from commerce_env import observation as obs
+
+    shapes = expected_shapes(obs.observation_size(3), [8])
+    rng = np.random.default_rng(0)
+    weights = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in shapes.items()}
+    folder = save_model(tmp_path / "models" / "trade_barter", weights,
+                        make_meta(make_rules("trade_barter"), 3, {"hidden": [8], "activation": "tanh"}),
+                        use_safetensors=False)
+    client = create_app(models_root=tmp_path / "models").test_client()
+    assert client.get("/api/variants").get_json()["models"] == [f"model:{folder.as_posix()}"]
+    reply = _new(client, variant="trade_barter", players=3, opponents=[f"model:{folder}"])
+    assert reply.status_code == 200, reply.get_json()
+    created = reply.get_json()
+    assert created["state"]["names"][1] == "model trade_barter (1)"  # a short label, not the path
+    assert _play_out(client, created["id"], created["state"], random.Random(0))["over"]
+    wrong = _new(client, variant="trade_barter", players=4, opponents=[f"model:{folder}"])
+    assert wrong.status_code == 400 and "3 players" in wrong.get_json()["error"]
+
+
+def test_rule_options_are_read_as_the_form_types_them(client):
+    reply = _new(client, options={"combinations": "[pair]", "max_rounds": "2", "tie_break": ""})
+    assert reply.status_code == 200, reply.get_json()
+    match = client.application.extensions["commerce_matches"].get(reply.get_json()["id"])
+    # R2: tricon, sequence and point always count; pair is asked for, flush is not
+    assert match.rules.combinations == frozenset({"tricon", "sequence", "pair", "point"})
+    assert match.rules.max_rounds == 2
+    assert match.rules.tie_break == "split"  # empty: R12's default for the old game
+    bad = _new(client, options={"max_rounds": "[1"})
+    assert bad.status_code == 400 and "max_rounds" in bad.get_json()["error"]
+
+
+def test_the_page_gets_how_to_play(client):
+    info = client.get("/api/variants").get_json()
+    assert all("(R" in v["help"] for v in info["variants"].values())  # cites the rules
+    assert set(info["actions"]) >= {"knock", "offer", "give", "exchange", "take_widow", "buy_horse"}

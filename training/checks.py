@@ -15,11 +15,11 @@ def is_int(value: Any, minimum: int = 0) -> bool:
 
 
 def check_agent_names(names: list, key: str, source: str) -> None:
-    """Every entry a built-in agent name (or ``{agent: name, ...}``), or ``model:<path>``."""
-    from agents.base import AGENTS
+    """Every entry an agent spec (:func:`agents.specs.check_spec`: names, models, mappings)."""
+    from agents.specs import check_spec  # the one parser of agent specs
 
     for entry in names:
-        name = entry.get("agent") if isinstance(entry, dict) else entry
-        if not isinstance(name, str) or (not name.startswith("model:") and name not in AGENTS):
-            raise ValueError(f"{source}: unknown agent {name!r} in {key}; built-in agents are "
-                             f"{', '.join(sorted(AGENTS))}, or give model:<path>")
+        try:
+            check_spec(entry)
+        except ValueError as error:
+            raise ValueError(f"{source}: {key}: {error}") from None

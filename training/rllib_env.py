@@ -31,14 +31,15 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.arena import Observation
-from agents.base import Agent, make_agent, public_text
+from agents.base import Agent
 from agents.learned import FEATURE_SIZES
+from agents.specs import make_agent
 from commerce_env import observation as obs
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
 from commerce_env.single_agent import feature_builders
+from commerce_env.view import public_text, seat_view
 
 ENV_NAME = "commerce_turns"
 MAX_REDEALS = 1000  # a match settled before anyone acts (dealt ships, R7.3) is dealt again
@@ -117,12 +118,12 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
             raise RuntimeError("reset() the env before stepping it")
         seat = game.current_player
         action = int(action_dict[agent_id(seat)])
-        text = game.action_text(action, seat) if self._watchers else ""
+        entry = len(game.record)
         game.apply(action)
         self._acted.add(seat)
         for _, agents in self._watchers:
             for watcher, agent in enumerate(agents):
-                agent.observe(seat, public_text(text, seat, watcher))
+                agent.observe(seat, public_text(game, entry, watcher))
         paid = game.take_rewards()
         rewards = {agent_id(s): float(paid[s]) for s in self._acted if paid[s] or s == seat}
         if game.is_over():
@@ -143,7 +144,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
         if self.heuristics:
             acting = game.current_player == seat and not game.is_over()
             out["heuristic_actions"] = np.array(
-                [agents[seat].act(Observation(game, seat), game) if acting else 0 for agents in self._agents],
+                [agents[seat].act(seat_view(game, seat)) if acting else 0 for agents in self._agents],
                 dtype=np.float32)
         return out
 

@@ -32,8 +32,7 @@ class RunFolder:
     """The output folder of a training run (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike):
-        # Absolute: callers pass paths under ``self.path``, which ``record`` must not read as relative to it.
-        self.path = Path(path).absolute()
+        self.path = Path(path).absolute()  # so that `run.path / name` and a name relative to it are one file
         self._files: set[str] = set()
 
     # ---------------------------------------------------------- the lock
@@ -74,10 +73,10 @@ class RunFolder:
         return files
 
     def record(self, paths: Iterable[str | os.PathLike]) -> None:
-        """Add files (absolute or relative to the folder) to the manifest."""
+        """Add files (absolute, or relative to the folder) to the manifest."""
         root = self.path.resolve()
         for path in paths:
-            full = Path(path) if Path(path).is_absolute() else self.path / path
+            full = self.path / path  # an absolute `path` stays itself
             relative = full.resolve().relative_to(root).as_posix()
             self._files.add(relative)
         atomic_write(self.path / MANIFEST, json.dumps({"files": sorted(self._files)}, indent=1) + "\n")

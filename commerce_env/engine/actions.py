@@ -9,6 +9,9 @@ all, the same numbers in every variant; a mask says which are legal now.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+
+from ..cards import format_cards, parse_card
 
 KNOCK, STAND, CONTINUE, PASS, DECLINE, TAKE_WIDOW, KEEP_HAND, BUY_HORSE, NO_HORSE = range(9)
 READY_MONEY = 9  # + hand slot (0..2)
@@ -46,6 +49,9 @@ def describe_action(action: int) -> str:
     return f"exchange <hand card {own}> <table card {table}>"
 
 
+# How many cards each kind's canonical text names (the record may hold more: the card drawn).
+TEXT_CARDS = {"ready_money": 1, "offer": 1, "give": 1, "exchange": 2}
+
 # The kinds as numbers, for observations of what each player did last.
 KINDS = SIMPLE_TEXTS + ("ready_money", "offer", "give", "exchange")
 KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
@@ -54,6 +60,50 @@ ACTION_KINDS = tuple(action_kind(a) for a in range(NUM_ACTIONS))
 ACTION_KIND_INDEX = tuple(KIND_INDEX[kind] for kind in ACTION_KINDS)
 
 
+def action_cards(action: int, hand: Sequence[int], table: Sequence[int]) -> tuple[int, ...]:
+    """The cards an action names, for a player holding ``hand`` (sorted) at ``table``."""
+    if action < READY_MONEY:
+        return ()
+    if action < EXCHANGE:
+        return (hand[(action - READY_MONEY) % 3],)
+    own, slot = divmod(action - EXCHANGE, 3)
+    return (hand[own], table[slot])
+
+
+def action_text(action: int, hand: Sequence[int], table: Sequence[int]) -> str:
+    """The canonical text of an action (R12), ``offer 10H``; ``hand`` empty when unseen."""
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action!r} is not a number from 0 to {NUM_ACTIONS - 1}")
+    kind = ACTION_KINDS[action]
+    if action < READY_MONEY:
+        return kind
+    if len(hand) < 3 or (kind == "exchange" and len(table) < 3):
+        raise ValueError(f"action {action} ({describe_action(action)}) names no card now")
+    return " ".join([kind, format_cards(action_cards(action, hand, table))])
+
+
+def action_from_text(text: str, hand: Sequence[int], table: Sequence[int], whose: str = "the hand") -> int:
+    """The action number of a canonical text (R12) for a player holding ``hand`` at ``table``."""
+    if not isinstance(text, str):
+        raise TypeError(f"an action text must be a string, got {text!r}")
+    words = text.strip().split()
+    if not words:
+        raise ValueError("empty action text")
+    verb = words[0].lower()
+    if verb in SIMPLE_ACTIONS and len(words) == 1:
+        return SIMPLE_ACTIONS[verb]
+
+    def slot(cards: Sequence[int], token: str, where: str) -> int:
+        card = parse_card(token)
+        if card not in cards:
+            raise ValueError(f"action {text!r}: {card} is not in {where}")
+        return list(cards).index(card)
+
+    if verb in CARD_VERBS and len(words) == 2:
+        return CARD_VERBS[verb] + slot(hand, words[1], whose)
+    if verb == "exchange" and len(words) == 3:
+        return EXCHANGE + 3 * slot(hand, words[1], whose) + slot(table, words[2], "the table")
+    raise ValueError(f"unknown action text {text!r}")
 class IllegalActionError(ValueError):
     """An action that is not legal now; the state is unchanged."""
 

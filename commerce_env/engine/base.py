@@ -5,7 +5,16 @@ variant, each a small state machine) say what a deal's decisions are and how
 its showdown is paid; this class does everything they share: seats and the
 dealer's rotation (R3.1-R3.2), antes and the pool (R4), dealing (R1.5), turn
 order with the round cap (R4.4), players going out (R4.6), the match's end,
-rewards, what each player has seen (R11), clone and the history.
+rewards, the record of every card movement and who saw it (R11), and clone.
+
+The record (:attr:`Game.record`) is the one place that says what each seat
+knows: one entry ``(seat, kind, cards, seen)`` per event, where ``kind`` is
+an action kind (``"offer"``, ``"exchange"`` ...), ``"deal"`` (``seat`` is
+the dealer, ``cards`` the pack, top first) or ``"show"`` (``seat``'s hand at
+the showdown), and ``seen[i]`` is the bit mask of the seats that see
+``cards[i]`` (bit ``1 << s`` for seat ``s``).  Observations, public action
+texts, seat views and the re-deals of search agents are derived from it
+(:mod:`commerce_env.knowledge`).
 
 The engine knows nothing of PettingZoo, Gymnasium or torch.
 """
@@ -16,7 +25,7 @@ import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import CATEGORIES, hand_key
+from ..hands import CATEGORIES, hand_key, keys_of
 from ..rules import UNTIL_OUT, Rules
 from . import actions as A
 from .actions import IllegalActionError
@@ -33,7 +42,12 @@ HORSE = "horse"  # pool commerce: buy a horse or not (R9.4)
 OVER = "over"
 PHASES = (ACT, REPLY, STAND_CHOICE, WIDOW_CHOICE, LAST_EXCHANGE, HORSE, OVER)
 
+# Record kinds that are not actions.
+DEAL = "deal"  # cards: the pack, top first; seen: each card's holder (R1.5), the face-up table by all
+SHOW = "show"  # one per hand at the showdown: shown to all (R11)
+
 STARTING_LIVES = 3  # R6.1, R7.1, R9.2
+_DEALT_SEEN: dict[tuple, tuple[int, ...]] = {}  # Game._dealt_seen's results
 
 
 class Game:
@@ -43,6 +57,10 @@ class Game:
     antes = True  # R4.2: each player in the deal antes one
     has_table = False  # three cards dealt face up / to the widow (R1.5)
     table_name = "table"  # what the face-up cards are called
+    dealer_blind = False  # R6.2: the dealer decides before seeing his hand
+    has_stock = False  # R5.3: cards are traded for ready money from a stock
+    blind_trades = False  # R5.4, R7.2: cards change hands face down with the left neighbour
+    plays_for_money = False  # R9: rewards count money; lives are apart from it
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
@@ -68,6 +86,9 @@ class Game:
         needed = 3 * num_players + (3 if self.has_table else 0)
         if needed > rules.deck_size:
             raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
+        self.seat_bits = tuple(1 << s for s in range(num_players))  # the masks of the record's `seen`
+        self.everyone = (1 << num_players) - 1
+        self._stop_after_deal = False
         self._start_match(dealer)
 
     # ----------------------------------------------------------------- match
@@ -81,11 +102,11 @@ class Game:
         self.deals_played = 0  # deals that count toward `deals` (R4.5)
         self.deals_dealt = 0
         self.dealer = dealer
-        self.history: list[tuple[int, str, tuple[int, ...]]] = []
+        self.record: list[tuple[int, str, tuple[int, ...], tuple[int, ...]]] = []
+        self.actions_taken = 0
         self.first_dealer = dealer
-        # Every deal's pack and every showdown of the match, for replays (immutable: clones share them).
-        self.packs_dealt: tuple[tuple[int, ...], ...] = ()
-        self.showdowns: tuple[Showdown, ...] = ()
+        # Every showdown of the match, for replays (immutable: clones share them).
+        self._showdowns: tuple[tuple, ...] = ()  # raw facts; see `showdowns`
         self.over = False
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
@@ -112,6 +133,8 @@ class Game:
         return sum(self.balances()) + self.pool
 
     # ------------------------------------------------------------------ deal
+    _rng_shared = False  # set by clone(): copy the generator before drawing from it
+
     def _next_pack(self) -> Sequence[int] | None:
         """This deal's pack: supplied, given in ``decks``, shuffled, or ``None`` to wait for one."""
         pack, self._supplied_pack = self._supplied_pack, None
@@ -122,6 +145,10 @@ class Game:
             return self.decks[index]
         if self.wait_for_packs:
             return None
+        if self._rng_shared:
+            rng = random.Random.__new__(random.Random)  # no seeding from urandom: setstate fills it
+            rng.setstate(self.rng.getstate())
+            self.rng, self._rng_shared = rng, False
         return shuffled(self.pack, self.rng)  # the same as rng.shuffle, faster
 
     def supply_pack(self, pack: str | Sequence[int]) -> None:
@@ -144,8 +171,7 @@ class Game:
         # R3.1: order of play from the eldest (dealer's left) to the dealer.
         self.order = [s for s in ((dealer + k) % n for k in range(1, n + 1)) if not self.out[s]]
         self.position = {s: i for i, s in enumerate(self.order)}
-        self.deal_pack = tuple(pack)  # this deal's pack, top first: what determinize replays
-        self.packs_dealt += (self.deal_pack,)
+        pack = tuple(pack)
         self.deals_dealt += 1
         m = len(self.order)
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -159,6 +185,8 @@ class Game:
             self.table = []
         self.stock = list(reversed(pack[top:]))  # stock[-1] is the top card
         self.discards: list[int] = []
+        self.record.append((dealer, DEAL, pack, self._dealt_seen(len(pack))))
+        self.deal_start = len(self.record)  # the deal's actions start here
         if self.antes:
             for seat in self.order:
                 self.counters[seat] -= 1
@@ -166,17 +194,47 @@ class Game:
         self.rounds_done = 0
         self.shown = False  # the hands are shown (end of the deal)
         self.last_kind = [-1] * n  # the last action kind of each player in this deal
-        self.gave: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (card, to seat) R11
-        self.discarded: list[list[int]] = [[] for _ in range(n)]
         self.phase = ACT
         self.to_act: int | None = self.order[0]
         self._legal_cache: list[int] | None = None
         self.offer: tuple[int, int] | None = None  # (trader, offered card), face down (R5.4, R7.2)
-        self.deal_start = len(self.history)
         self._begin_deal()
+
+    def _dealt_seen(self, size: int) -> tuple[int, ...]:
+        """Who sees each card of the pack as it is dealt (R1.5, R11): a hand its holder,
+        the face-up table everyone, the stock nobody.  The same for every deal with the
+        same players, so it is made once per order of play (speed)."""
+        key = (self.dealer_blind, self.has_table, self.num_players, tuple(self.order), self.dealer, size)
+        seen = _DEALT_SEEN.get(key)
+        if seen is None:
+            bits = self.seat_bits
+            holders = [bits[s] for s in self.order]
+            if self.dealer_blind:
+                holders[self.position[self.dealer]] = 0  # R6.2: nobody sees his hand before his choice
+            table = 3 if self.has_table else 0
+            seen = _DEALT_SEEN[key] = tuple(
+                holders * 3 + [self.everyone] * table + [0] * (size - 3 * len(holders) - table))
+        return seen
 
     def _begin_deal(self) -> None:
         """Hook: the variant's first decision of a deal (default: the eldest hand acts)."""
+
+    @property
+    def deal_pack(self) -> tuple[int, ...]:
+        """This deal's pack, top first (from the record's ``deal`` entry)."""
+        return self.record[self.deal_start - 1][2]
+
+    @property
+    def packs_dealt(self) -> tuple[tuple[int, ...], ...]:
+        """Every deal's pack in the record, top first (for replays)."""
+        return tuple(cards for _, kind, cards, _ in self.record if kind == DEAL)
+
+    @property
+    def history(self) -> list[tuple[int, str, tuple[int, ...]]]:
+        """The match's actions as ``(seat, kind, cards its text names)``, from the record:
+        full information, every card named (replays, debugging; not for agents)."""
+        return [(seat, kind, cards[:A.TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
+                if kind != DEAL and kind != SHOW]
 
     @property
     def eldest(self) -> int:
@@ -237,7 +295,8 @@ class Game:
         seat = self.to_act
         self._legal_cache = None
         self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
-        self._record(seat, action)
+        self.record.append(self.record_entry(action, seat))
+        self.actions_taken += 1
         self._step(seat, action)
 
     def _refuse(self, action: object, legal: list[int]) -> None:
@@ -252,8 +311,28 @@ class Game:
         raise IllegalActionError(f"illegal action {what} for seat {self.to_act} "
                                  f"in phase {self.phase!r}; legal: {texts}")
 
-    def _record(self, seat: int, action: int) -> None:
-        self.history.append((seat, A.ACTION_KINDS[action], self.action_cards(action, seat)))
+    def record_entry(self, action: int, seat: int | None = None) -> tuple:
+        """The record entry that ``action`` (legal, by the player to act) makes: every card it
+        moves or names and who sees each (R11).  Face-down cards are seen by their owner and,
+        in a barter, by the one who receives them; face-up cards by all."""
+        seat = self.to_act if seat is None else seat
+        kind = A.ACTION_KINDS[action]
+        if action < A.READY_MONEY:
+            if action == A.TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
+                return seat, kind, (*self.hands[seat], *self.table), (self.everyone,) * 6
+            if action == A.KEEP_HAND:  # he looks at his cards now
+                return seat, kind, tuple(self.hands[seat]), (self.seat_bits[seat],) * 3
+            return seat, kind, (), ()
+        hand, me = self.hands[seat], self.seat_bits[seat]
+        if action < A.OFFER:  # R5.3: a face-down discard and a face-down draw from the top
+            return seat, kind, (hand[action - A.READY_MONEY], self.stock[-1]), (me, me)
+        if action < A.GIVE:  # R5.4, R7.2: offered face down
+            return seat, kind, (hand[action - A.OFFER],), (me,)
+        if action < A.EXCHANGE:  # the given card and the offered one: both seen by both
+            both = me | self.seat_bits[self.offer[0]]
+            return seat, kind, (hand[action - A.GIVE], self.offer[1]), (both, both)
+        own, slot = divmod(action - A.EXCHANGE, 3)  # R6.3, R8.2: face up
+        return seat, kind, (hand[own], self.table[slot]), (self.everyone, self.everyone)
 
     def _step(self, seat: int, action: int) -> None:
         raise NotImplementedError
@@ -261,76 +340,71 @@ class Game:
     def action_cards(self, action: int, seat: int | None = None) -> tuple[int, ...]:
         """The cards an action names, in the current state."""
         seat = self.to_act if seat is None else seat
-        if action < A.READY_MONEY:
-            return ()
-        if action < A.EXCHANGE:
-            return (self.hands[seat][(action - A.READY_MONEY) % 3],)
-        own, table = divmod(action - A.EXCHANGE, 3)
-        return (self.hands[seat][own], self.table[table])
+        return A.action_cards(action, self.hands[seat], self.table)
 
     def action_text(self, action: int, seat: int | None = None) -> str:
-        """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``."""
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
-            raise ValueError(f"action {action!r} is not a number from 0 to {A.NUM_ACTIONS - 1}")
-        kind = A.action_kind(action)
-        if action < A.READY_MONEY:
-            return kind
+        """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``.
+
+        Full information: it names ``seat``'s cards whoever asks."""
         seat = self.to_act if seat is None else seat
-        if seat is None or len(self.hands[seat]) < 3 or (kind == "exchange" and len(self.table) < 3):
-            raise ValueError(f"action {action} ({A.describe_action(action)}) names no card now")
-        return " ".join([kind, format_cards(self.action_cards(action, seat))])
+        return A.action_text(action, self.hands[seat] if seat is not None else (), self.table)
 
     def action_from_text(self, text: str, seat: int | None = None) -> int:
         """The action number of a canonical text for ``seat`` in the current state."""
-        if not isinstance(text, str):
-            raise TypeError(f"an action text must be a string, got {text!r}")
-        words = text.strip().split()
-        if not words:
-            raise ValueError("empty action text")
-        verb = words[0].lower()
         seat = self.to_act if seat is None else seat
-        if verb in A.SIMPLE_ACTIONS and len(words) == 1:
-            return A.SIMPLE_ACTIONS[verb]
-        from ..cards import parse_card
-
-        def slot(cards: list[int], token: str, where: str) -> int:
-            card = parse_card(token)
-            if card not in cards:
-                raise ValueError(f"action {text!r}: {card} is not in {where}")
-            return cards.index(card)
-
         hand = self.hands[seat] if seat is not None else []
-        if verb in A.CARD_VERBS and len(words) == 2:
-            return A.CARD_VERBS[verb] + slot(hand, words[1], f"the hand of seat {seat}")
-        if verb == "exchange" and len(words) == 3:
-            return A.EXCHANGE + 3 * slot(hand, words[1], f"the hand of seat {seat}") + slot(
-                self.table, words[2], "the table")
-        raise ValueError(f"unknown action text {text!r}")
+        return A.action_from_text(text, hand, self.table, f"the hand of seat {seat}")
 
     # ------------------------------------------------------------ settlement
+    flush_ends_deal = False  # R7.3: a flush is declared at once (My Ship Sails)
+
+    @staticmethod
+    def value_of(cards: Sequence[int], combinations: frozenset[str]) -> int:
+        """The value of three cards in this variant, higher is better: R2's key (My Ship
+        Sails overrides with R7.4)."""
+        return hand_key(cards, combinations)
+
+    @staticmethod
+    def values_of(a, b, c, combinations: frozenset[str]):
+        """:meth:`value_of` for the hands ``(a[i], b[i], c[i])`` (numpy arrays of cards)."""
+        return keys_of(a, b, c, combinations)
+
     def hand_value(self, seat: int) -> int:
-        """A hand's R2 key (My Ship Sails overrides with R7.4)."""
-        return hand_key(self.hands[seat], self.combinations)
+        """The value of ``seat``'s hand (:meth:`value_of`)."""
+        return self.value_of(self.hands[seat], self.combinations)
 
     def _showdown(self, counted: bool = True) -> None:
         """The hands are shown; the variant pays, then the deal ends (``counted``
         toward `deals` unless settled before any decision, R4.5)."""
         self.shown = True
+        shown = (self.everyone,) * 3
+        for s in self.order:  # R11: at the showdown all hands are shown
+            self.record.append((s, SHOW, tuple(self.hands[s]), shown))
         values = [self.hand_value(s) if self.hands[s] else -1 for s in range(self.num_players)]
         self.values = values
         counters, money, pool = tuple(self.counters), tuple(self.money), self.pool
         self._settle(values)
-        self.showdowns += (Showdown(
-            self.deals_dealt, self.dealer, tuple(tuple(h) for h in self.hands), tuple(self.table),
-            tuple(values),
-            tuple(self.category(v) if v >= 0 else "" for v in values), tuple(self.winners(values)),
-            counters, tuple(self.counters), money, tuple(self.money), pool, len(self.history)),)
+        # Speed: only the raw facts, as one tuple per deal; Showdown objects are made when asked for.
+        self._showdowns += ((self.deals_dealt, self.dealer, tuple(self.order), tuple(map(tuple, self.hands)),
+                             tuple(self.table), tuple(values), counters, tuple(self.counters), money,
+                             tuple(self.money), pool, self.actions_taken),)
         self._end_deal(counted=counted)
 
     @property
+    def showdowns(self) -> tuple[Showdown, ...]:
+        """Every showdown of the match, in order (R11: all hands are shown there)."""
+        return tuple(self._make_showdown(raw) for raw in self._showdowns)
+
+    @property
     def last_showdown(self) -> Showdown | None:
-        """The latest showdown of the match (R11: all hands are shown there), or None."""
-        return self.showdowns[-1] if self.showdowns else None
+        """The latest showdown of the match, or None."""
+        return self._make_showdown(self._showdowns[-1]) if self._showdowns else None
+
+    def _make_showdown(self, raw: tuple) -> Showdown:
+        deal, dealer, order, hands, table, values, *balances, pool, actions = raw
+        categories = tuple(self.category(v) if v >= 0 else "" for v in values)
+        winners = tuple(best_hands(values, order, self.rules.tie_break))
+        return Showdown(deal, dealer, hands, table, values, categories, winners, *balances, pool, actions)
 
     def category(self, value: int) -> str:
         """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
@@ -371,8 +445,6 @@ class Game:
         theirs.append(offered)
         mine.sort()
         theirs.sort()
-        self.gave[trader].append((offered, neighbour))
-        self.gave[neighbour].append((given, trader))
         return trader
 
     def _transfer(self, payer: int, payee: int, amount: int = 1) -> None:
@@ -391,6 +463,9 @@ class Game:
                     self.out[seat] = True
                     newly_out.append(seat)
         self._pay_rewards()
+        if self._stop_after_deal:
+            self._halt()
+            return
         self._after_deal(newly_out)
 
     def _after_deal(self, newly_out: list[int]) -> None:
@@ -450,17 +525,22 @@ class Game:
         """End the match now, unsettled: what an env does when a player breaks the rules
         (the terminate convention for illegal actions).  The pool and the cards stay
         where they are; no further reward is paid and no action is legal."""
+        self._halt()
+        self.offer = None
+
+    def stop_after_deal(self) -> None:
+        """Make the match end with the current deal, right after its payments: no
+        next deal, no end-of-match payments (search roll-outs play one deal)."""
+        self._stop_after_deal = True
+
+    def _halt(self) -> None:
         self.over = True
         self.phase = OVER
         self.to_act = None
-        self.offer = None
         self._legal_cache = []
 
     def _end_match(self) -> None:
-        self.over = True
-        self.phase = OVER
-        self.to_act = None
-        self._legal_cache = []
+        self._halt()
         if not self.match_losers:
             balances = self.balances()
             lowest = min(balances)
@@ -505,29 +585,26 @@ class Game:
         return True
 
     def history_texts(self) -> list[tuple[int, str]]:
-        """The match's actions as ``(seat, canonical text)``."""
-        return [(seat, kind if not cards else f"{kind} {format_cards(cards)}")
-                for seat, kind, cards in self.history]
+        """The match's actions as ``(seat, canonical text)``: full information, every card named."""
+        texts = []
+        for seat, kind, cards, _ in self.record:
+            count = A.TEXT_CARDS.get(kind, 0)
+            if kind != DEAL and kind != SHOW:
+                texts.append((seat, f"{kind} {format_cards(cards[:count])}" if count else kind))
+        return texts
 
     def clone(self) -> Game:
-        """An independent copy (for search): mutable parts copied, cards shared."""
+        """An independent copy (for search): lists (and lists of lists) copied, the rest
+        immutable.  The random generator is shared until either copy needs it
+        (:meth:`_next_pack` copies it then): copying it costs more than the rest."""
         new = object.__new__(type(self))
         state = self.__dict__.copy()
-        for name in ("counters", "money", "out", "pending_rewards", "total_rewards", "_paid",
-                     "table", "stock", "discards", "last_kind", "order", "history", "match_losers"):
-            state[name] = list(state[name])
-        state["hands"] = [list(h) for h in self.hands]
-        state["gave"] = [list(g) for g in self.gave]
-        state["discarded"] = [list(d) for d in self.discarded]
-        rng = random.Random.__new__(random.Random)  # no seeding from urandom: setstate fills it
-        rng.setstate(self.rng.getstate())
-        state["rng"] = rng
-        self._clone_extra(state)
+        for name, value in state.items():
+            if type(value) is list:
+                state[name] = [list(x) if type(x) is list else x for x in value]
+        state["_rng_shared"] = self._rng_shared = True
         new.__dict__ = state
         return new
-
-    def _clone_extra(self, state: dict) -> None:
-        """Hook: copy a variant's own mutable state."""
 
     def where_are_cards(self) -> dict[int, str]:
         """Every card of the pack and where it is: for invariant checks."""

@@ -1,52 +1,64 @@
-"""Re-deal what a player has not seen (RULES.md R11), for search agents and leak tests.
+"""Re-deal what a player has not seen (RULES.md R11): the one determinizer.
 
-:func:`determinize` returns a clone of a game in which every card hidden from
-one seat is placed anew, in a way that this seat cannot tell from the true
-game: every card it saw is where it saw it, every observation it made would
-have been the same, and every public event (who traded, bartered, exchanged,
-knocked) happened just as it did.
+:func:`sample_deal` takes one seat's copy of the record of the current deal
+(:func:`commerce_env.knowledge.seat_record`: every card it has not seen is
+``None``) and places every hidden card anew, in a way that this seat cannot
+tell from the true deal: every card it saw is where it saw it, every
+observation it made would have been the same, and every public event (who
+traded, bartered, exchanged, knocked) happened just as it did.  It never sees
+the true hidden cards, so the samples depend only on what the seat knows.
+:func:`commerce_env.view.SeatView.sample_world` builds an engine state from one.
 
-How: the current deal is replayed from its pack (``Game.deal_pack``) and its
-history as a sequence of card *positions* (the three cards dealt to each
-player, the table, the stock).  A card is written on a position only when the
-seat sees it (its own hand, a card it draws or receives, a face-up card); a
-hidden choice of another player (which card he discards, offers or gives) is
-drawn again at random among the positions he holds.  So a card the seat gave
-away is not assumed to be still where it went: it may since have been
+How: the deal is replayed from its pack and its record as a sequence of card
+*positions* (the three cards dealt to each player, the table, the stock).  A
+card is written on a position only when the seat sees it (its own hand, a
+card it draws or receives, a face-up card, the hands shown at the showdown);
+a hidden choice of another player (which card he discards, offers or gives)
+is drawn again at random among the positions he holds.  So a card the seat
+gave away is not assumed to be still where it went: it may since have been
 discarded or passed on, exactly as far as the seat can tell.  A card the seat
 gave away and later sees again must be able to travel back through the hidden
 moves between: a backward pass over those moves gives where it may be before
 each one, and a choice that strands it is never drawn (what is left is
-settled by a short depth-first search with restarts; the true game is always
+settled by a short depth-first search with restarts; the true deal is always
 one answer).  Cards never written anywhere are then shuffled over the
 unwritten positions; in My Ship Sails so that no hand of the past was a flush
 (R7.3: it would have been declared).
 
 The samples are consistent, not exactly uniform over everything consistent
-(the choices are drawn uniformly step by step).  They depend only on what the
-seat knows: two games that look the same to it give the same clone for the
-same ``rng`` state.  Future deals are shuffled
-from a fresh random generator, and packs given for future deals are dropped:
-the seat knows neither.
+(the choices are drawn uniformly step by step).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..cards import CARDS
 from ..hands import is_ship
-from .base import Game
+from .base import DEAL, SHOW
 
-__all__ = ["determinize"]
+__all__ = ["SampledDeal", "sample_deal"]
 
 MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
 
 # Step kinds of the replay.
-_READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _NOTHING = range(7)
+_READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _SHOW, _NOTHING = range(8)
 _KINDS = {"ready_money": _READY_MONEY, "offer": _OFFER, "give": _GIVE, "exchange": _EXCHANGE,
-          "take_widow": _TAKE_WIDOW, "keep_hand": _KEEP_HAND}
+          "take_widow": _TAKE_WIDOW, "keep_hand": _KEEP_HAND, SHOW: _SHOW}
+
+
+class SampledDeal(NamedTuple):
+    """One re-deal: where every card is now, and the deal's record with its cards named."""
+
+    record: list[tuple]
+    hands: dict[int, list[int]]
+    table: list[int]
+    stock: list[int]
+    discards: list[int]
+    offer: tuple[int, int] | None
 
 
 class _World:
@@ -80,110 +92,74 @@ class _World:
         return True
 
 
-def determinize(game: Game, seat: int, rng: random.Random | None = None) -> Game:
-    """A clone of ``game`` with every card hidden from ``seat`` placed anew (R11).
+def sample_deal(deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
+                ship: bool, deck: Sequence[int], rng: random.Random) -> SampledDeal:
+    """The hidden cards of one deal placed anew, consistently with ``seat``'s record of it.
 
-    ``seat``'s observation and legal actions are the same in the clone, and
-    so is everything it has seen; other hands, the stock, face-down discards,
-    a face-down offered card and (before his choice, R6.2) the widow dealer's
-    own hand are redrawn consistently with it.  ``rng`` drives the sampling
-    (a new ``random.Random()`` if not given).
+    ``deal`` is the seat's masked record of the deal, its ``deal`` entry
+    first; ``order`` the players of the deal, eldest first; ``table_size``
+    the face-up cards dealt (R1.5); ``bottom`` Peel's discard under the stock
+    (R5.3); ``ship`` My Ship Sails' rule that a flush ends the deal (R7.3);
+    ``deck`` every card of the pack.  ``rng`` drives the sampling.
     """
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
-    if game.is_over():
-        raise ValueError("the match is over: nothing is hidden any more")
-    rng = rng if rng is not None else random.Random()
-    clone = game.clone()
-    clone.rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
-    clone.decks = []  # the packs given for this and later deals are hidden from every seat
-    if game.shown:  # between deals (R9.4's horse): every hand is shown, only the stock is hidden
-        clone.stock.sort()  # sorted first: the sample must not depend on the hidden order
-        rng.shuffle(clone.stock)
-        return clone
-
-    steps = _steps(game, seat)
+    if not deal or deal[0][1] != DEAL:
+        raise ValueError("a deal's record starts with its deal entry")
+    steps = _steps(deal)
     for _ in range(MAX_ATTEMPTS):
-        world = _search(steps, _first_world(game, seat), seat, game.rules.discard == "bottom", rng)
+        world = _search(steps, _first_world(deal[0][2], order, table_size, ship), seat, bottom, rng)
         for _ in range(FILL_ATTEMPTS if world is not None else 0):
-            written = _write_unseen(world, game.deal_pack, rng)
+            written = _write_unseen(world, deck, rng)
             if written:
-                _fill(clone, game, world)
-                return clone
+                return _fill(world, deal)
             if written is None:  # the cards already written make a flush: choose again
                 break
     raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
 
 
-def _first_world(game: Game, seat: int) -> _World:
-    """The deal's positions (R1.5) and the cards ``seat`` sees at once."""
-    pack, order = game.deal_pack, game.order
+def _first_world(pack: Sequence[int | None], order: Sequence[int], table_size: int, ship: bool) -> _World:
+    """The deal's positions (R1.5) and the cards the seat sees at once (``None``: hidden)."""
     m = len(order)
     world = object.__new__(_World)
     world.hands = {s: [i, i + m, i + 2 * m] for i, s in enumerate(order)}
     top = 3 * m
-    world.table = list(range(top, top + 3)) if game.has_table else []
-    top += len(world.table)
+    world.table = list(range(top, top + table_size))
+    top += table_size
     world.stock = list(reversed(range(top, len(pack))))
     world.discards = []
     world.card_of, world.item_of = {}, {}
     world.offer = world.offer_seat = None
     world.moved = None
     world.ship_checks = None
-    for item in world.table:  # face up (R6.1, R8.1)
-        world.write(item, pack[item])
-    blind = game.variant == "widow" and seat == game.order[-1]  # the dealer before R6.2's choice
-    if seat in world.hands and not blind:
-        for item in world.hands[seat]:
-            world.write(item, pack[item])
-    if game.variant == "my_ship_sails":
+    for item, card in enumerate(pack):  # its own hand (unless blind, R6.2), the face-up table
+        if card is not None:
+            world.write(item, card)
+    if ship:
         world.ship_checks = (tuple(tuple(items) for items in world.hands.values()), None)
     return world
 
 
-def _steps(game: Game, seat: int) -> list[tuple]:
-    """The deal's actions as replay steps, with the true cards the seat may see.
-
-    The true deal is replayed alongside to learn the card ``seat`` draws from
-    the stock, which the history does not name.
-    """
-    pack, order = game.deal_pack, game.order
-    m = len(order)
-    hands = {s: [pack[i], pack[i + m], pack[i + 2 * m]] for i, s in enumerate(order)}
-    top = 3 * m
-    table = list(pack[top:top + 3]) if game.has_table else []
-    stock = list(reversed(pack[top + len(table):]))
-    bottom = game.rules.discard == "bottom"
-    offer = None
+def _steps(deal: Sequence[tuple]) -> list[tuple]:
+    """The deal's record after its deal entry as replay steps; hidden cards are ``None``."""
     steps = []
-    for actor, kind, cards in game.history[game.deal_start:]:
+    for index in range(1, len(deal)):
+        actor, kind, cards, _ = deal[index]
         code = _KINDS.get(kind, _NOTHING)
         if code == _READY_MONEY:
-            hands[actor].remove(cards[0])
-            if bottom:
-                stock.insert(0, cards[0])
-            drawn = stock.pop()
-            hands[actor].append(drawn)
-            steps.append((code, actor, cards[0], drawn))
+            steps.append((code, actor, cards[0], cards[1]))  # the discard, the card drawn
         elif code == _OFFER:
-            offer = (actor, cards[0])
-            steps.append((code, actor, cards[0]))
+            card = cards[0]
+            reply = deal[index + 1] if index + 1 < len(deal) else None
+            if card is None and reply is not None and reply[1] == "give":
+                card = reply[2][1]  # the neighbour saw the offered card when he took it
+            steps.append((code, actor, card))
         elif code == _GIVE:
-            trader, offered = offer
-            hands[trader].remove(offered)
-            hands[actor].remove(cards[0])
-            hands[trader].append(cards[0])
-            hands[actor].append(offered)
-            steps.append((code, actor, cards[0], trader, offered))
+            steps.append((code, actor, cards[0], deal[index - 1][0], cards[1]))  # ..., trader, offered
         elif code == _EXCHANGE:
-            hands[actor].remove(cards[0])
-            hands[actor].append(cards[1])
-            table[table.index(cards[1])] = cards[0]
             steps.append((code, actor, cards[0], cards[1]))
-        elif code in (_TAKE_WIDOW, _KEEP_HAND):
-            if code == _TAKE_WIDOW:
-                hands[actor], table = table, sorted(hands[actor])
-            steps.append((code, actor, pack))
+        elif code == _TAKE_WIDOW:
+            steps.append((code, actor, cards[:3]))  # his unseen hand, now face up
+        elif code in (_KEEP_HAND, _SHOW):
+            steps.append((code, actor, cards))
         else:
             steps.append((_NOTHING, actor))
     return steps
@@ -303,7 +279,7 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
             world.discards.append(item)
         drawn = world.stock.pop()
         world.hands[actor].append(drawn)
-        world.moved = ((item,), world.moved)
+        world.moved = ((item, drawn), world.moved)
         return actor != seat or world.write(drawn, step[3])  # he sees what he draws
     if code == _OFFER:  # R5.4, R7.2: face down
         world.offer, world.offer_seat = item, actor
@@ -316,7 +292,7 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
         world.hands[trader].append(item)
         world.hands[actor].append(offered)
         world.offer = world.offer_seat = None
-        world.moved = ((item,), world.moved)
+        world.moved = ((item, offered), world.moved)
         seen = item if trader == seat else offered if actor == seat else None
         if seen is not None:  # each sees what he receives
             new = seen not in world.card_of
@@ -343,16 +319,25 @@ def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool
         world.moved = ((item, taken), world.moved)
         return True
     if code == _TAKE_WIDOW:  # R6.2: his unseen hand becomes the face-up widow
-        hand = world.hands[actor]
-        for position in hand:  # still the dealt positions: his first decision
-            if not world.write(position, step[2][position]):
+        hand = world.hands[actor]  # still the dealt positions: his first decision
+        for position, card in zip(hand, step[2], strict=True):  # the cards sorted, as he holds them
+            if not world.write(position, card):
                 return False
+        world.moved = ((*hand, *world.table), world.moved)
         world.hands[actor] = list(world.table)
-        world.table = sorted(hand, key=world.card_of.__getitem__)
-    elif code == _KEEP_HAND and actor == seat:  # now he looks at his cards
-        for position in world.hands[actor]:
-            if not world.write(position, step[2][position]):
-                return False
+        world.table = list(hand)
+        return True
+    if code == _KEEP_HAND or code == _SHOW:  # he looks at his cards; or every hand is shown (R11)
+        hand = world.hands[actor]
+        world.moved = (tuple(hand), world.moved)
+        cards = step[2]
+        if cards[0] is None:  # another's look at his own hand
+            return True
+        missing = [c for c in cards if world.item_of.get(c) not in hand]
+        open_items = [i for i in hand if i not in world.card_of]
+        if len(missing) != len(open_items):
+            return False
+        return all(world.write(i, c) for i, c in zip(open_items, missing, strict=True))
     world.moved = ((), world.moved)
     return True
 
@@ -396,7 +381,7 @@ def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: ran
     return None
 
 
-def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> bool | None:
+def _write_unseen(world: _World, pack: Sequence[int], rng: random.Random) -> bool | None:
     """Shuffle the cards never written over the unwritten positions.
 
     In My Ship Sails no hand of the past may have been a flush (R7.3): the
@@ -438,40 +423,25 @@ def _write_unseen(world: _World, pack: tuple[int, ...], rng: random.Random) -> b
     return True
 
 
-def _fill(clone: Game, game: Game, world: _World) -> None:
-    """Write the sampled deal into ``clone``: hands, table, stock, discards, offer, records."""
+def _fill(world: _World, deal: Sequence[tuple]) -> SampledDeal:
+    """The sampled deal: where each card is, and the record with the sampled cards."""
     card_of = world.card_of
-    cards = [CARDS[card_of[item]] for item in range(len(game.deal_pack))]
-    clone.deal_pack = tuple(cards)
-    clone.packs_dealt = (*clone.packs_dealt[:-1], clone.deal_pack)  # the true pack is hidden too
-    for seat, items in world.hands.items():
-        clone.hands[seat] = sorted(card_of[i] for i in items)
-    clone.table = [card_of[i] for i in world.table]
-    clone.stock = [card_of[i] for i in world.stock]
-    clone.discards = [card_of[i] for i in world.discards]
-    if getattr(game, "offer", None) is not None:
-        clone.offer = (world.offer_seat, card_of[world.offer])
     moved = []
     node = world.moved
     while node is not None:
         items, node = node
         moved.append(items)
     moved.reverse()
-    # The deal's history and the records of who gave what (R11) follow the sampled cards.
-    history = clone.history
-    clone.gave = [[] for _ in range(game.num_players)]
-    clone.discarded = [[] for _ in range(game.num_players)]
-    offer = None
-    for index, items in enumerate(moved):
-        position = game.deal_start + index
-        actor, kind, _ = history[position]
-        names = tuple(card_of[i] for i in items)
-        history[position] = (actor, kind, names)
-        if kind == "ready_money":
-            clone.discarded[actor].append(names[0])
-        elif kind == "offer":
-            offer = (actor, names[0])
-        elif kind == "give":
-            trader, offered = offer
-            clone.gave[trader].append((offered, actor))
-            clone.gave[actor].append((names[0], trader))
+    dealer, _, pack, seen = deal[0]
+    record = [(dealer, DEAL, tuple([CARDS[card_of[item]] for item in range(len(pack))]), seen)]
+    for (actor, kind, _, seen), items in zip(deal[1:], moved, strict=True):
+        cards = [CARDS[card_of[i]] for i in items]
+        if kind == "keep_hand" or kind == SHOW:
+            cards.sort()  # a hand is kept sorted
+        record.append((actor, kind, tuple(cards), seen))
+    offer = None if world.offer is None else (world.offer_seat, CARDS[card_of[world.offer]])
+    return SampledDeal(
+        record=record,
+        hands={s: sorted(CARDS[card_of[i]] for i in items) for s, items in world.hands.items()},
+        table=[CARDS[card_of[i]] for i in world.table], stock=[CARDS[card_of[i]] for i in world.stock],
+        discards=[CARDS[card_of[i]] for i in world.discards], offer=offer)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..hands import is_ship, ship_key
+from ..hands import is_ship, ship_key, ship_keys
 from . import actions as A
 from .base import ACT, Game
 
@@ -14,9 +14,16 @@ class MyShipSails(Game):
     """R7: blind exchanges to the left until someone's ship sails (a flush)."""
 
     variant = "my_ship_sails"
+    flush_ends_deal = True  # R7.3
+    blind_trades = True
 
-    def hand_value(self, seat: int) -> int:
-        return ship_key(self.hands[seat])  # R7.4
+    @staticmethod
+    def value_of(cards, combinations=None) -> int:
+        return ship_key(cards)  # R7.4: combinations do not apply
+
+    @staticmethod
+    def values_of(a, b, c, combinations=None):
+        return ship_keys(a, b, c)
 
     def category(self, value: int) -> str:
         return "ship" if value >= 100 else "point" if value else "none"  # R7.4: a flush sails, else points

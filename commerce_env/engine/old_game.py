@@ -62,7 +62,3 @@ class OldGame(Game):
             for seat in self.order:
                 if seat not in winners:
                     self._transfer(seat, winner)
-
-    def _clone_extra(self, state: dict) -> None:
-        for name in ("stood", "passed", "last_turns"):
-            state[name] = list(state[name])

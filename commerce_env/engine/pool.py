@@ -14,6 +14,7 @@ class PoolCommerce(OldGame):
     """R9: entry into the pool, a payout per deal, a life lost by the worst hand."""
 
     variant = "pool"
+    plays_for_money = True
 
     def _begin_match(self) -> None:
         entry = self.rules.entry  # R9.2: once, at the start of the match

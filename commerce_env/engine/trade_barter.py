@@ -18,6 +18,8 @@ class TradeBarter(Game):
     """R5: trade for ready money, barter with the left neighbour, or knock."""
 
     variant = "trade_barter"
+    has_stock = True
+    blind_trades = True
 
     def _legal(self) -> list[int]:
         if self.phase == ACT:
@@ -37,7 +39,6 @@ class TradeBarter(Game):
         elif action < A.OFFER:  # R5.3 ready money
             hand = self.hands[seat]
             card = hand.pop(action - A.READY_MONEY)
-            self.discarded[seat].append(card)
             if self.rules.discard == "bottom":
                 self.stock.insert(0, card)
             else:
@@ -84,6 +85,3 @@ class TradeBarter(Game):
             if better:
                 for seat in others if mode == "peel_each" else better:
                     self._transfer(dealer, seat)
-
-    def _clone_extra(self, state: dict) -> None:
-        pass  # offer is an immutable tuple

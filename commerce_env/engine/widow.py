@@ -24,6 +24,7 @@ class Widow(Game):
 
     variant = "widow"
     has_table = True
+    dealer_blind = True  # R6.2
     table_name = "widow"
 
     def _begin_deal(self) -> None:

@@ -18,9 +18,10 @@ import pyspiel
 from ..cards import CARDS, format_cards, make_pack
 from ..engine import actions as A
 from ..engine import new_game
-from ..engine.base import Game
-from ..engine.determinize import determinize
+from ..engine.actions import TEXT_CARDS
+from ..engine.base import DEAL, SHOW, Game
 from ..rules import UNTIL_OUT, VARIANTS, Rules
+from ..view import seat_view
 from .observer import CommerceObserver, deal_text, now_text
 from .params import MAX_PLAYERS, parameter_specification, parameters_from_rules, rules_from_parameters
 
@@ -239,7 +240,8 @@ class CommerceState(pyspiel.State):
             world.dealt = tuple(rng.sample(m.pack, len(m.dealt)))
         game = m.game
         if game is not None:
-            world.game = game.clone() if game.awaiting_pack or game.is_over() else determinize(game, player_id, rng)
+            world.game = (game.clone() if game.awaiting_pack or game.is_over()
+                          else seat_view(game, player_id).sample_world(rng))
         return new
 
     def __str__(self) -> str:
@@ -273,7 +275,8 @@ def state_from_engine(game: CommerceGame, engine: Game) -> CommerceState:
     world = engine.clone()
     world.wait_for_packs, world.decks = True, []  # later packs are chance's, unknown to all
     m.game = world
-    earlier = engine.history[:engine.deal_start]
+    earlier = [(s, kind, cards[:TEXT_CARDS.get(kind, 0)]) for s, kind, cards, _ in engine.record[:engine.deal_start]
+               if kind != DEAL and kind != SHOW]
     m.past = tuple("".join(f"{s} {kind}{' ' + format_cards(cards) if cards and s == seat else ''}, "
                            for s, kind, cards in earlier) for seat in range(engine.num_players))
     m.past_public = "".join(f"{s} {kind}, " for s, kind, _ in earlier)

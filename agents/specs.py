@@ -1,0 +1,78 @@
+"""Agent specs: the one place that turns ``"greedy"``, ``"model:<path>"`` or
+``{"agent": "greedy", "quantile": 0.7}`` into an agent, for the arena, the
+single-agent env's opponents and the training config alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .base import Agent, RandomAgent
+from .heuristics import ExpectedValueAgent, GreedyAgent
+from .search import SearchAgent
+
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "expected_value": ExpectedValueAgent,
+    "search": SearchAgent,
+}
+MODEL_PREFIX = "model:"
+OPENSPIEL_PREFIX = "openspiel:"  # an OpenSpiel bot (extra openspiel), see agents/openspiel.py
+SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {agent: name, ...arguments} "
+              "or an Agent")
+
+
+def is_model_spec(spec: str) -> bool:
+    """A learned model: ``model:<path>`` or a path ending in ``.json``."""
+    return spec.startswith(MODEL_PREFIX) or spec.endswith(".json")
+
+
+def check_spec(spec: Any) -> None:
+    """Raise ``ValueError`` naming ``spec`` unless it has one of the spec forms (nothing is loaded)."""
+    if isinstance(spec, Agent):
+        return
+    name = spec.get("agent") if isinstance(spec, Mapping) else spec
+    if not isinstance(name, str):
+        raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
+    if not is_model_spec(name) and not name.startswith(OPENSPIEL_PREFIX) and name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}, "
+                         "a model as model:<path> or <path>.json, or openspiel:<bot>")
+
+
+def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None = None, **kwargs: Any) -> Agent:
+    """An agent from a spec: a built-in name (``random``, ``greedy``, ``expected_value``,
+    ``search``), a learned model (``model:<path>`` or ``<path>.json``, checked against
+    ``variant`` and ``num_players`` when given), a mapping ``{"agent": spec, **arguments}``,
+    or an :class:`Agent`, returned as it is."""
+    if isinstance(spec, Agent):
+        if kwargs:
+            raise ValueError(f"arguments {sorted(kwargs)} given for the agent object {spec!r}")
+        return spec
+    if isinstance(spec, Mapping):
+        arguments = dict(spec)
+        name = arguments.pop("agent", None)
+        if not isinstance(name, str):
+            raise ValueError(f"an agent mapping needs 'agent': <name>, got {dict(spec)!r}")
+        return make_agent(name, variant=variant, num_players=num_players, **arguments, **kwargs)
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent spec is {SPEC_FORMS}; got {spec!r}")
+    if spec.startswith(OPENSPIEL_PREFIX):
+        from .openspiel import make_openspiel_agent
+
+        return make_openspiel_agent(spec[len(OPENSPIEL_PREFIX):], **kwargs)
+    if is_model_spec(spec):
+        path = spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec
+        try:
+            from .learned import load_agent  # numpy only; torch is imported only for a .pt weights file
+        except ImportError as error:
+            raise ValueError(f"cannot load learned model {path!r}: agents.learned is not available "
+                             f"({error})") from None
+        path = spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec
+        return load_agent(path, variant=variant, num_players=num_players, **kwargs)
+    try:
+        factory = AGENTS[spec]
+    except KeyError:
+        raise ValueError(f"unknown agent {spec!r}; choose from {', '.join(sorted(AGENTS))}, "
+                         "a model as model:<path> or <path>.json, or openspiel:<bot>") from None
+    return factory(**kwargs)

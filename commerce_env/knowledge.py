@@ -1,0 +1,120 @@
+"""What one seat knows (RULES.md R11), read from the engine's record.
+
+The engine records every card movement once, with the seats that see it
+(:attr:`commerce_env.engine.base.Game.record`).  Everything a seat knows is
+derived here from that record: the cards that passed through its hands (for
+the observation), the seat's copy of the record with every card it has not
+seen blanked out (for seat views and the re-deals of search), and where the
+cards it has seen are now, as far as it can tell (for the heuristic agents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .engine.base import DEAL, SHOW, Game
+
+Entry = tuple  # (seat, kind, cards, seen): see commerce_env.engine.base
+
+
+def masked(entry: Entry, bit: int) -> Entry:
+    """``entry`` as the seat with mask ``bit`` knows it: cards it did not see are ``None``.
+
+    Fresh tuples throughout, so that two equal views pickle to equal bytes."""
+    seat, kind, cards, seen = entry
+    return (seat, kind, tuple([c if s & bit else None for c, s in zip(cards, seen, strict=True)]),
+            tuple([*seen]))
+
+
+def seat_record(game: Game, seat: int, start: int = 0) -> list[Entry]:
+    """The record from ``start`` as ``seat`` knows it (R11)."""
+    bit = game.seat_bits[seat]
+    return [masked(entry, bit) for entry in game.record[start:]]
+
+
+def deal_memory(game: Game, seat: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """The cards that passed through ``seat``'s hands this deal (R11): ``(card, to seat)``
+    for each card it gave in a barter, and the cards it discarded for ready money."""
+    gave, discarded = [], []
+    record = game.record
+    for index in range(game.deal_start, len(record)):
+        actor, kind, cards, _ = record[index]
+        if kind == "ready_money":
+            if actor == seat:
+                discarded.append(cards[0])
+        elif kind == "give":
+            trader = record[index - 1][0]  # a give answers the offer just before it
+            if actor == seat:
+                gave.append((cards[0], trader))
+            elif trader == seat:
+                gave.append((cards[1], actor))
+    return gave, discarded
+
+
+def public_places(deal: Sequence[Entry], seat: int) -> dict[int, int]:
+    """``card -> seat`` for the cards ``seat`` knows to be in another player's hand now.
+
+    ``deal`` is the seat's masked record of the current deal.  A card taken
+    from the table (R6.3, R8.2) is in the taker's hand until he exchanges it
+    back; after the widow dealer takes the widow, its cards are in his hand
+    (R6.2); a card this seat bartered away (R5.4, R7.2) is in the neighbour's
+    hand until that neighbour makes a face-down move, after which it is
+    treated as unknown again; at the showdown every hand is shown (R11).
+    """
+    places: dict[int, int] = {}
+    for index, (actor, kind, cards, _) in enumerate(deal):
+        if kind == "exchange":
+            own, taken = cards
+            places.pop(own, None)
+            places[taken] = actor
+        elif kind == "take_widow":
+            for card in cards[3:]:
+                places[card] = actor
+        elif kind == "ready_money":  # a face-down discard and a face-down draw
+            if actor != seat:
+                places = {c: s for c, s in places.items() if s != actor}
+        elif kind == "give":
+            trader = deal[index - 1][0]
+            given, offered = cards
+            if trader == seat:  # it gave its card and got the neighbour's
+                places[offered] = actor
+                places.pop(given, None)
+            elif actor == seat:
+                places[given] = trader
+                places.pop(offered, None)
+            else:
+                places = {c: s for c, s in places.items() if s not in (actor, trader)}
+        elif kind == SHOW:
+            for card in cards:
+                places[card] = actor
+    return {c: s for c, s in places.items() if s != seat}
+
+
+def placed_discards(deal: Sequence[Entry], seat: int, bottom: bool) -> list[int]:
+    """This seat's discards still out of play or under the stock (R5.3), in the order made.
+
+    With Peel's ``bottom`` a discard goes under the stock and may be drawn
+    again when the stock runs round: then it is in some hand, no longer placed.
+    """
+    if not deal or deal[0][1] != DEAL:
+        return []
+    seen = deal[0][3]
+    size = len(seen)
+    while size and seen[size - 1] == 0:  # the stock: the pack's last cards, seen by nobody
+        size -= 1
+    stock = [None] * (len(seen) - size)
+    mine = []
+    for actor, kind, cards, _ in deal:
+        if kind != "ready_money":
+            continue
+        card = cards[0] if actor == seat else None
+        if bottom:
+            stock.insert(0, card)
+            drawn = stock.pop()
+            if drawn is not None:
+                mine.remove(drawn)
+        else:
+            stock.pop()
+        if card is not None:
+            mine.append(card)
+    return mine

@@ -1,0 +1,217 @@
+"""A seat view: what one seat knows now (RULES.md R11), as plain data. Agents get this.
+
+``seat_view(game, seat)`` copies out of the engine exactly what ``seat``
+knows, derived from the engine's record (:mod:`commerce_env.knowledge`): its
+own cards, the face-up cards, the public history as this seat knows it, the
+counters and statuses, the phase, its legal actions, and the AEC env's
+observation vector and action mask.  The view shares no mutable object with
+the game, holds no random generator and no hidden card, and two games that
+differ only in cards the seat has not seen give views that pickle to the
+same bytes.  ``view.sample_world(rng)`` deals the hidden cards anew into a
+fresh engine state, for search (:mod:`commerce_env.engine.determinize`).
+
+``view["observation"]`` and ``view["action_mask"]`` work as on the AEC env's
+observation dict, so a policy written for the env reads a view unchanged.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import observation as obs
+from .cards import format_cards, make_pack
+from .engine import ENGINES
+from .engine import actions as A
+from .engine.base import DEAL, OVER, SHOW, Game
+from .engine.determinize import sample_deal
+from .knowledge import masked, placed_discards, public_places, seat_record
+from .rules import Rules
+
+__all__ = ["SeatView", "entry_text", "pending_text", "public_text", "seat_view"]
+
+# Engine fields that are hidden, or rebuilt by sample_world: never copied into a view.
+_NOT_PUBLIC = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
+                         "deal_start", "position", "_rng_shared", "_stop_after_deal"))
+
+
+@dataclass(frozen=True, eq=False)
+class SeatView:
+    """What ``seat`` knows now (R11).  Cards are card numbers (:data:`commerce_env.cards.CARDS`)."""
+
+    seat: int
+    num_players: int
+    rules: Rules
+    phase: str
+    current_player: int | None  # the seat to decide, None when the match is over
+    dealer: int
+    order: tuple[int, ...]  # the players of this deal, eldest first (R3.1)
+    hand: tuple[int, ...]  # its own cards, sorted; empty when it does not see them (R6.2)
+    table: tuple[int, ...]  # face up (R6.1, R8.1)
+    stock_size: int
+    pool: int
+    counters: tuple[int, ...]  # by seat: counters, or lives where the variant keeps lives
+    money: tuple[int, ...]  # by seat: pool commerce's money (R9)
+    out: tuple[bool, ...]
+    rounds_done: int
+    deals_played: int
+    deals_dealt: int
+    offer_from: int | None  # the trader whose face-down offer waits for an answer (R5.4, R7.2)
+    gave: tuple[tuple[int, int], ...]  # (card, to seat) of each card it gave this deal
+    discarded: tuple[int, ...]  # its discards this deal (R5.3)
+    public_hands: tuple[tuple[int, ...], ...]  # by seat: the cards known to be in that hand now
+    unseen: tuple[int, ...]  # every card whose place this seat does not know, ascending
+    history: tuple[tuple[int, str, tuple[int | None, ...]], ...]  # (seat, kind, cards; None: unseen)
+    legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
+    observation: np.ndarray  # the AEC env's vector (commerce_env.observation.encode)
+    action_mask: np.ndarray  # int8, all zeros unless it is this seat's turn
+    _deal: tuple  # this seat's record of the current deal: for sample_world
+    _state: tuple  # the engine's public fields, sorted by name: for sample_world
+
+    # ---------------------------------------------------------------- access
+    def __getitem__(self, key: str) -> np.ndarray:
+        """``view["observation"]`` and ``view["action_mask"]``, as the AEC env's observation dict."""
+        if key == "observation":
+            return self.observation
+        if key == "action_mask":
+            return self.action_mask
+        raise KeyError(key)
+
+    @property
+    def variant(self) -> str:
+        return self.rules.variant
+
+    @property
+    def engine(self) -> type[Game]:
+        """The variant's engine class: its rules' flags and hand values (R2, R7.4)."""
+        return ENGINES[self.rules.variant]
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def hand_value(self, cards: Any) -> int:
+        """The value of three cards in this variant (R2, R7.4): higher is better."""
+        return self.engine.value_of(cards, self.rules.combinations)
+
+    def known_hands(self) -> dict[int, tuple[int, ...]]:
+        """Other seats in the deal whose whole hand is public (R6.2, R11)."""
+        return {s: self.public_hands[s] for s in self.order
+                if s != self.seat and len(self.public_hands[s]) == 3}
+
+    def action_text(self, action: int) -> str:
+        """The canonical text (R12) of one of this seat's actions: ``offer 10H``."""
+        return A.action_text(action, self.hand, self.table)
+
+    def action_from_text(self, text: str) -> int:
+        """The action number of a canonical text for this seat now."""
+        return A.action_from_text(text, self.hand, self.table)
+
+    def history_texts(self) -> list[tuple[int, str]]:
+        """The match's actions as ``(seat, text)``, face-down cards it has not seen left out."""
+        return [(s, entry_text(kind, cards)) for s, kind, cards in self.history if kind != SHOW]
+
+    # ---------------------------------------------------------------- search
+    def sample_world(self, rng: random.Random) -> Game:
+        """A fresh engine state consistent with everything this seat knows (R11).
+
+        The cards hidden from the seat (other hands, the stock, face-down
+        discards, an offered card and, before his choice, the widow dealer's
+        own hand) are dealt anew with ``rng``; later deals are shuffled from a
+        fresh generator drawn from ``rng``.  The world's record starts at the
+        current deal.
+        """
+        if self.phase == OVER:
+            raise ValueError("the match is over: nothing is hidden any more")
+        engine = self.engine
+        state = {name: _copied(value) for name, value in self._state}
+        world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
+        sampled = sample_deal(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
+                              self.rules.discard == "bottom", engine.flush_ends_deal,
+                              make_pack(self.rules.deck_size), rng)
+        hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
+        state.update(rng=world_rng, decks=[], record=sampled.record, deal_start=1, hands=hands,
+                     table=sampled.table, stock=sampled.stock, discards=sampled.discards,
+                     offer=sampled.offer if self.offer_from is not None else None, _legal_cache=None,
+                     position={s: i for i, s in enumerate(self.order)}, _stop_after_deal=False)
+        world = object.__new__(engine)
+        world.__dict__ = state
+        return world
+
+
+def _copied(value: Any) -> Any:
+    if type(value) is list:
+        return [list(x) if type(x) is list else x for x in value]
+    if type(value) is dict:
+        return dict(value)
+    return value
+
+
+def entry_text(kind: str, cards: tuple) -> str:
+    """The text of a record entry as far as its cards are known: ``offer 10H``, or ``offer``."""
+    if kind == SHOW:
+        return f"show {format_cards(cards)}"
+    count = A.TEXT_CARDS.get(kind, 0)
+    named = cards[:count]
+    if count and None not in named:
+        return f"{kind} {format_cards(named)}"
+    return kind
+
+
+def public_text(game: Game, index: int, observer: int) -> str:
+    """Record entry ``index`` of ``game`` as ``observer`` knows it (R11)."""
+    _, kind, cards, _ = masked(game.record[index], game.seat_bits[observer])
+    return entry_text(kind, cards)
+
+
+def pending_text(game: Game, action: int, observer: int) -> str:
+    """The action the player to act is about to take, as ``observer`` will know it (R11)."""
+    _, kind, cards, _ = masked(game.record_entry(action), game.seat_bits[observer])
+    return entry_text(kind, cards)
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """What ``seat`` knows of ``game`` now (R11); see the module docstring."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
+    full = seat_record(game, seat)
+    deal = full[game.deal_start - 1:]
+    sees = bool(game.hands[seat]) and game.sees_own_hand(seat)
+    hand = tuple([*game.hands[seat]]) if sees else ()
+    places = public_places(deal, seat)
+    public: list[list[int]] = [[] for _ in range(game.num_players)]
+    for card, holder in places.items():
+        public[holder].append(card)
+    mine = placed_discards(deal, seat, game.rules.discard == "bottom")
+    known = set(hand) | set(game.table) | set(mine) | set(places)
+    gave, discarded = [], []
+    for index in range(1, len(deal)):  # R11: the cards that passed through its hands
+        actor, kind, cards, _ = deal[index]
+        if kind == "ready_money" and actor == seat:
+            discarded.append(cards[0])
+        elif kind == "give":
+            trader = deal[index - 1][0]
+            if actor == seat:
+                gave.append((cards[0], trader))
+            elif trader == seat:
+                gave.append((cards[1], actor))
+    to_act = game.current_player
+    offer = game.offer
+    state = tuple(sorted((name, _copied(value)) for name, value in game.__dict__.items()
+                         if name not in _NOT_PUBLIC))
+    return SeatView(
+        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=to_act,
+        dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
+        stock_size=len(game.stock), pool=game.pool, counters=tuple([*game.counters]),
+        money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
+        deals_played=game.deals_played, deals_dealt=game.deals_dealt,
+        offer_from=None if offer is None else offer[0],
+        gave=tuple(gave), discarded=tuple(discarded),
+        public_hands=tuple([tuple(sorted(cards)) for cards in public]),
+        unseen=tuple([c for c in game.pack if c not in known]),
+        history=tuple([(s, kind, cards) for s, kind, cards, _ in full if kind != DEAL]),
+        legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
+        observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
+        _deal=tuple(deal), _state=state)
