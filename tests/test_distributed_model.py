@@ -19,3 +19,13 @@ def test_the_rllib_model_loads_and_plays_legal_moves_in_the_arena():
     result = run_arena([f"model:{MODEL}", "greedy", "random"], options={"preset": "foster"}, games=48, seed=3,
                        progress=False)  # an illegal move would raise
     assert result["agents"][f"model:{MODEL}"]["deals"] >= 48
+
+
+def test_the_ray_modules_import_without_starting_ray():
+    """Caught in the default suite (the Ray-marked tests run apart): a moved name breaks these imports."""
+    import importlib
+    import sys
+
+    for name in ("agents.arena_ray", "agents.ray_connect", "training.rllib_config", "training.rllib_train"):
+        importlib.import_module(name)
+    assert "ray" not in sys.modules or sys.modules["ray"].is_initialized() is False
