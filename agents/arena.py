@@ -209,7 +209,8 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
+              duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
+              progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
@@ -220,7 +221,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
     ``address`` or a local one), with the same result as ``workers=1``.  Every
     argument is checked before anything is played.  Returns a JSON-able dict;
-    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
+    refusing (before playing) to replace such files unless ``overwrite=True``.
     """
     if deals is not None and games is not None:
         raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
@@ -248,6 +250,10 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder")
+        existing = [name for name in OUTPUT_FILES if (out / name).exists()]
+        if existing and not overwrite:
+            raise ValueError(f"out_dir {str(out_dir)!r} already holds {', '.join(existing)}: give another folder, "
+                             "or overwrite=True (commerce arena --force) to replace those files")
 
     started = time.perf_counter()
     results: dict[int, list] = {}
@@ -444,12 +450,19 @@ def plot(result: dict, path: str | Path) -> None:
     plt.close(fig)
 
 
+OUTPUT_FILES = ("result.json", "report.md", "mean_reward.png")
+
+
 def write_outputs(result: dict, out_dir: str | Path) -> None:
-    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir``."""
+    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir`` (each written atomically).
+
+    Callers own ``out_dir`` (a run folder, the docs); :func:`run_arena` checks a user's folder first."""
+    from commerce_env.files import atomic_write
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "report.md").write_text(report_markdown(result))
+    atomic_write(out / "result.json", json.dumps(result, indent=2) + "\n")
+    atomic_write(out / "report.md", report_markdown(result))
     plot(result, out / "mean_reward.png")
 
 

@@ -55,7 +55,7 @@ def table_round_robin(variant: str, games: int, seed: int, workers: int, out: Pa
     from agents.arena import run_arena
 
     return run_arena(list(BUILT_IN), variant=variant, num_players=PLAYERS, games=games, seed=seed,
-                     workers=workers, out_dir=out / variant / "built_in", progress=False)
+                     workers=workers, out_dir=out / variant / "built_in", overwrite=True, progress=False)
 
 
 def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int, out: Path) -> dict[str, Any]:
