@@ -234,13 +234,9 @@ class Match:
 
 def short_name(spec: str) -> str:
     """A short label: ``model:models/widow`` is ``model widow``."""
-    if spec.startswith("model:") or spec.endswith(".json"):
-        from pathlib import PurePath
+    from agents.specs import short_label
 
-        path = PurePath(spec[len("model:"):] if spec.startswith("model:") else spec)
-        stem = path.stem if path.suffix == ".json" else path.name
-        return f"model {stem or path.parent.name}"
-    return spec
+    return short_label(spec)
 
 
 def _listens(agent: Any) -> bool:
