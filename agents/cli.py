@@ -168,9 +168,8 @@ def _play(args: argparse.Namespace, read, write) -> int:
         shown = len(showdowns)
     losers = [names[s] for s in game.match_losers]
     out = [names[s] for s in range(players) if game.out[s]]
-    say("Match over." + (f" Lost: {', '.join(losers)}." if losers else " Nobody lost.")
-        + (f" Out: {', '.join(out)}." if out else ""))
-    say("Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+    say("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+    say((f"Lost: {', '.join(losers)}." if losers else "Nobody lost.") + (f" Out: {', '.join(out)}." if out else ""))
     return 0
 
 
