@@ -16,8 +16,8 @@
   torch thread, a rollout of 4,096 steps whatever ``n_envs``) on Foster
   trade and barter, 4 players, vs greedy, with ``hand_strength``: the batched
   vector env at several ``n_envs``, beside today's DummyVecEnv x4 and beside
-  a zero-cost VecEnv with the same spaces at the same ``n_envs`` (the
-  learner's own ceiling);
+  a zero-cost VecEnv replaying recorded steps of the same env at the same
+  ``n_envs`` (the learner's own ceiling);
 * ``--profile``: where the time of the fastest batched training goes.
 
 Runs of the workloads take turns (:func:`benchmarks.timing.interleaved`),
@@ -220,32 +220,59 @@ def _ppo(venv: Any, config: dict[str, Any], n_envs: int):
                        policy_kwargs=dict(net_arch=dict(pi=arch, vf=arch), activation_fn=nn.Tanh), **ppo)
 
 
-class ZeroCostVecEnv:
-    """A VecEnv whose steps cost nothing: fixed observations, every action legal, an episode every 6 steps."""
+def recorded_steps(features: list[str], steps: int = 8192, n_envs: int = 64) -> dict[str, np.ndarray]:
+    """Real observations, masks, rewards and ends of the Foster env (random legal learner moves),
+    for the zero-cost env to replay: the learner then sees the data it would see, at no cost.
+    (Constant zero observations and rewards would not do: torch's backward pass slows down
+    tenfold on the denormal numbers they lead to.)"""
+    env = _batch_env(n_envs, features)
+    rng = np.random.default_rng(0)
+    obs, masks, rewards, dones = [env.reset()], [], [], []
+    for _ in range(steps // n_envs):
+        mask = env.action_masks()
+        masks.append(mask)
+        o, r, d, _ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        obs.append(o)
+        rewards.append(r)
+        dones.append(d)
+    return {"obs": np.concatenate(obs[:-1]), "masks": np.concatenate(masks), "rewards": np.concatenate(rewards),
+            "dones": np.concatenate(dones)}
 
-    def __new__(cls, n_envs: int, obs_size: int):
+
+class ZeroCostVecEnv:
+    """A VecEnv whose steps cost nothing: it replays :func:`recorded_steps` (same spaces, same data)."""
+
+    def __new__(cls, n_envs: int, recorded: dict[str, np.ndarray]):
         from gymnasium import spaces
         from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+        size = recorded["obs"].shape[1]
+        total = len(recorded["obs"]) // n_envs * n_envs
 
         class _ZeroCost(VecEnv):
             def __init__(self):
                 self.render_mode = None
-                super().__init__(n_envs, spaces.Box(-np.inf, np.inf, (obs_size,), np.float32), spaces.Discrete(27))
-                self.obs = np.zeros((n_envs, obs_size), np.float32)
-                self.masks = np.ones((n_envs, 27), bool)
+                super().__init__(n_envs, spaces.Box(-np.inf, np.inf, (size,), np.float32), spaces.Discrete(27))
                 self.t = 0
 
+            def _rows(self) -> slice:
+                start = (self.t * n_envs) % total
+                return slice(start, start + n_envs)
+
             def reset(self):
-                return self.obs
+                self.t = 0
+                return recorded["obs"][self._rows()]
 
             def step_async(self, actions):
                 pass
 
             def step_wait(self):
+                rows = self._rows()
+                rewards, dones = recorded["rewards"][rows], recorded["dones"][rows]
                 self.t += 1
-                done = np.full(self.num_envs, self.t % 6 == 0)
-                infos = [{"terminal_observation": self.obs[0]} if d else {} for d in done]
-                return self.obs, np.zeros(self.num_envs, np.float32), done, infos
+                obs = recorded["obs"][self._rows()]
+                infos = [{"terminal_observation": obs[i]} if d else {} for i, d in enumerate(dones)]
+                return obs, rewards, dones, infos
 
             def close(self):
                 pass
@@ -258,14 +285,14 @@ class ZeroCostVecEnv:
 
             def env_method(self, name, *args, indices=None, **kwargs):
                 if name == "action_masks":
-                    return list(self.masks)
+                    return list(self.action_masks())
                 return [getattr(self, name)(*args, **kwargs)] * self.num_envs
 
             def env_is_wrapped(self, wrapper_class, indices=None):
                 return [False] * self.num_envs
 
             def action_masks(self):
-                return self.masks
+                return recorded["masks"][self._rows()]
 
         return _ZeroCost()
 
@@ -300,20 +327,21 @@ def training_figures(n_envs_list=(4, 64, 256), repeats: int = 2, seconds: float 
     torch.set_num_threads(1)
     config = _config()
     features = list(config["env"]["features"])
-    obs_size = _batch_env(1, features).observation_space.shape[0]
+    recorded = recorded_steps(features)
     models = {"dummy x4 (today)": _ppo(DummyVecEnv([_foster_env("greedy", features)] * 4), config, 4)}
     for n in n_envs_list:
         models[f"batch x{n}"] = _ppo(_batch_env(n, features), config, n)
-        models[f"zero-cost x{n}"] = _ppo(ZeroCostVecEnv(n, obs_size), config, n)
+        models[f"zero-cost x{n}"] = _ppo(ZeroCostVecEnv(n, recorded), config, n)
     runs = {name: _learner(model) for name, model in models.items()}
     series = interleaved(runs, repeats, seconds)
     rates = {k: s.median for k, s in series.items()}
-    out: dict[str, Any] = {"rates": rates, "rollout": ROLLOUT, "ppo": config["ppo"], "features": features,
-                           "ratios": {}}
+    cpu = {k: s.cpu_median for k, s in series.items()}
+    out: dict[str, Any] = {"rates": rates, "per_cpu_second": cpu, "rollout": ROLLOUT, "ppo": config["ppo"],
+                           "features": features, "ratios": {}, "cpu_ratios": {}}
     for n in n_envs_list:
-        out["ratios"][f"batch x{n} / dummy x4"] = paired_ratio(series[f"batch x{n}"], series["dummy x4 (today)"])
-        out["ratios"][f"batch x{n} / zero-cost x{n}"] = paired_ratio(series[f"batch x{n}"],
-                                                                     series[f"zero-cost x{n}"])
+        for peer in ("dummy x4 (today)", f"zero-cost x{n}"):
+            out["ratios"][f"batch x{n} / {peer}"] = paired_ratio(series[f"batch x{n}"], series[peer])
+            out["cpu_ratios"][f"batch x{n} / {peer}"] = cpu[f"batch x{n}"] / cpu[peer]
     return out
 
 
@@ -334,21 +362,22 @@ def profile_training(n_envs: int, seconds: float = 20.0, top: int = 25) -> str:
     steps = run(seconds)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    total = sum(v[2] for v in stats.stats.values())
-    groups = {"vector env (engine, opponents, features)": ("commerce_env/vector", "agents/batched"),
-              "policy forward/backward (torch)": ("torch",), "sb3 (rollout buffer, PPO loop)": ("stable_baselines3",
-                                                                                                 "sb3_contrib")}
-    shares = {name: 0.0 for name in groups}
-    for (filename, _, _), value in stats.stats.items():
-        for name, parts in groups.items():
-            if any(part in filename for part in parts):
-                shares[name] += value[2]
-                break
+    total = max(v[3] for v in stats.stats.values())  # the outermost call's cumulative time
+
+    def cumulative(filename_part: str, function: str) -> float:
+        return sum(v[3] for (f, _, name), v in stats.stats.items() if name == function and filename_part in f)
+
+    update = cumulative("ppo_mask", "train")
+    rollout = cumulative("ppo_mask", "collect_rollouts")
+    env = cumulative("commerce_env/vector", "step_wait") + cumulative("commerce_env/vector", "reset")
     stream = io.StringIO()
     stream.write(f"batched training, n_envs={n_envs}: {steps} steps in {seconds:.0f}s of profiling\n")
-    for name, value in shares.items():
-        stream.write(f"  {name:<45} {100 * value / total:5.1f}% of own time\n")
-    stream.write(f"  {'other (numpy, python)':<45} {100 * (total - sum(shares.values())) / total:5.1f}%\n\n")
+    for name, value in (("PPO update (MaskablePPO.train)", update),
+                        ("rollout: policy forward passes, buffer", rollout - env),
+                        ("rollout: the vector env (engine, opponents, features)", env),
+                        ("other", total - update - rollout)):
+        stream.write(f"  {name:<56} {100 * value / total:5.1f}%\n")
+    stream.write("\n")
     pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(top)
     return stream.getvalue()
 
@@ -388,26 +417,30 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=2.0, help="per engine run (training runs: 4x)")
     parser.add_argument("--skip-training", action="store_true")
+    parser.add_argument("--only-training", action="store_true")
     parser.add_argument("--profile", type=int, metavar="N_ENVS", help="profile batched training at N_ENVS")
     parser.add_argument("--out", default="benchmarks/results/vector.json")
     args = parser.parse_args()
     if args.profile:
         print(profile_training(args.profile))
         return
-    result: dict[str, Any] = {"memory": memory_figures(), "engine": engine_figures(args.repeats, args.seconds)}
-    for name, rate in result["engine"]["per_cpu_second"].items():
+    result: dict[str, Any] = {}
+    if not args.only_training:
+        result = {"memory": memory_figures(), "engine": engine_figures(args.repeats, args.seconds)}
+    for name, rate in result.get("engine", {}).get("per_cpu_second", {}).items():
         print(f"{name:<36}{rate:>14,.0f} /CPU-s")
-    for name, ratio in result["engine"]["ratios"].items():
+    for name, ratio in result.get("engine", {}).get("ratios", {}).items():
         print(f"{name:<44}{ratio:>8.2f}x")
-    for name, m in result["memory"].items():
+    for name, m in result.get("memory", {}).items():
         print(f"memory {name}: state {m['state_bytes'] / 1e6:.2f} MB + key table {m['key_table_bytes'] / 1e6:.2f} MB;"
               f" RSS growth {m['rss_growth_kb'] / 1024:.1f} MB")
     if not args.skip_training:
         result["training"] = training_figures(repeats=max(2, args.repeats - 1), seconds=4 * args.seconds)
-        for name, rate in result["training"]["rates"].items():
-            print(f"{name:<24}{rate:>10,.0f} env-steps/s")
-        for name, ratio in result["training"]["ratios"].items():
-            print(f"{name:<32}{ratio:>8.2f}x")
+        t = result["training"]
+        for name, rate in t["rates"].items():
+            print(f"{name:<24}{rate:>10,.0f} env-steps/s {t['per_cpu_second'][name]:>10,.0f} /CPU-s")
+        for name, ratio in t["ratios"].items():
+            print(f"{name:<40}{ratio:>8.2f}x (paired, wall) {t['cpu_ratios'][name]:>6.2f}x (CPU)")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=float) + "\n")

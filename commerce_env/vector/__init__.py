@@ -12,12 +12,24 @@ from .engine import BatchEngine
 
 
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
-                 **options: Any):
+                 resolver: Any = None, **options: Any):
     """An SB3 ``VecEnv`` of ``num_envs`` single-agent games over one :class:`BatchEngine`
-    (see :mod:`commerce_env.vector.vec_env`)."""
+    (see :mod:`commerce_env.vector.vec_env`).
+
+    ``opponents`` are objects with ``act_batch``, or specs (``"greedy"``, ``{"agent": "greedy",
+    "quantile": 0.7}``, ``"model:<path>"``) turned into them by ``resolver``; by default
+    :func:`agents.batched.batched_agent`, imported here only when the caller asks for this env
+    (as :func:`commerce_env.single_agent.make_opponent` does for the single-agent env).
+    """
     from .vec_env import BatchVecEnv
 
-    return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, **options)
+    if resolver is None:
+        try:
+            from agents.batched import batched_agent as resolver
+        except ImportError:  # commerce_env without the agents package: objects or "random" only
+            resolver = None
+    return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, resolver=resolver,
+                       **options)
 
 
 __all__ = ["BatchEngine", "make_vec_env"]

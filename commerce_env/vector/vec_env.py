@@ -22,7 +22,9 @@ generators (seeded by ``seed``), not from the readable engine's.
 Opponent specs: objects with ``act_batch``, or anything ``resolver(spec,
 rules, num_players)`` turns into one (training passes
 :func:`agents.batched.batched_agent`); ``commerce_env`` itself imports
-nothing from ``agents``, so without a resolver only ``"random"`` is known.
+nothing from ``agents``, so this class without a resolver knows only
+``"random"``; :func:`commerce_env.vector.make_vec_env` passes
+``agents.batched.batched_agent`` by default.
 """
 
 from __future__ import annotations
