@@ -18,8 +18,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .base import Agent, is_model_spec
+from .base import Agent
 from .ray_connect import connect, shutdown
+from .specs import is_model_spec
 
 TASKS_PER_CPU = 4  # chunks per CPU: small enough to balance, big enough to amortise a task's start
 

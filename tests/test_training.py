@@ -135,7 +135,7 @@ def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
     for deal in range(20):  # the engine raises on an illegal action
         game = new_game(rules, 3, seed=deal, dealer=deal % 3)
         assert sum(play_game(game, [agent, RandomAgent(), RandomAgent()])) == 0  # R4.3
-    from agents.arena import evaluate_agent
+    from agents.evaluate import evaluate_agent
 
     result = evaluate_agent(f"model:{tmp_path / 'exported'}", ["random"], variant="trade_barter", num_players=3,
                             options={"preset": "foster"}, deals=9, seed=1)

@@ -38,6 +38,7 @@ REWARD_UNIT = 27720  # rewards are kept in 1/27720ths: exact for counters and fo
 
 # Phases: the index in commerce_env.engine.base.PHASES.
 ACT, REPLY, STAND_CHOICE, WIDOW_CHOICE, LAST_EXCHANGE, HORSE, OVER = range(7)
+NUM_KINDS = 13  # len(commerce_env.engine.actions.KINDS): `last_none` follows the kinds
 
 # Actions (commerce_env.engine.actions).
 KNOCK, STAND, CONTINUE, PASS, DECLINE, TAKE_WIDOW, KEEP_HAND, BUY_HORSE, NO_HORSE = range(9)
@@ -1012,8 +1013,8 @@ def encode(st, g, p, seat, out, k):
             out[k, base + 5] = 1.0
         if st[g, _f(p, other, S_PASSED)]:
             out[k, base + 6] = 1.0
-        # -1 (nothing done yet) lands on `passed`, exactly as commerce_env.observation.encode does
-        out[k, base + 7 + st[g, _f(p, other, S_LAST_KIND)]] = 1.0
+        kind = st[g, _f(p, other, S_LAST_KIND)]
+        out[k, base + 7 + (kind if kind >= 0 else NUM_KINDS)] = 1.0  # nothing done yet: `last_none`
 
 
 @njit(cache=True, error_model="numpy")
