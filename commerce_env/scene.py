@@ -91,7 +91,7 @@ def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int, vie
     named = viewer is None or viewer == actor
     if kind == "give" and index > 0 and history[index - 1][0] == viewer:
         named = True  # R11: the trader takes the given card into his hand
-    if kind in FACE_DOWN_KINDS and not named:
+    if kind in FACE_DOWN_KINDS and (not named or None in cards):  # None: unknown in a sampled world
         return f"{kind} (face down)"
     return " ".join([kind, *(card_text(c) for c in cards)])
 
