@@ -51,7 +51,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID, register_gymnasium
+from . import GYM_ENV_ID
 from . import observation as obs
 from .engine import actions as A
 from .engine import new_game
@@ -87,10 +87,13 @@ class HandStrength:
     def __init__(self, rules: Rules, num_players: int):
         from itertools import combinations
 
+        from .engine import ENGINES
         from .hands import key_array
 
-        self.ship = rules.variant == "my_ship_sails"
-        self.table = None if self.ship else key_array(rules.combinations)
+        engine = ENGINES[rules.variant]  # the variant's hand values (R2, or R7.4 in My Ship Sails)
+        self.ship = engine.flush_ends_deal  # R7.4's categories: none, a two-card group, a ship
+        self._values_of, self._combinations = engine.values_of, rules.combinations
+        self.table = None if self.ship else key_array(rules.combinations)  # R2's keys, for the batched version
         triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
         sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
         # percentile of every possible key among all hands (ties count half): one lookup per hand
@@ -104,15 +107,8 @@ class HandStrength:
         self.discarded_at = sections["discarded"]
 
     def keys(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        if not self.ship:
-            return self.table[a * 2704 + b * 52 + c]
-        from .cards import RANK_PIPS
-
-        pips = np.asarray(RANK_PIPS)
-        sa, sb, sc = a & 3, b & 3, c & 3
-        pa, pb, pc = pips[a >> 2], pips[b >> 2], pips[c >> 2]
-        return np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
-                         [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
+        """The hand values of ``(a[i], b[i], c[i])``, from the variant's engine."""
+        return self._values_of(a, b, c, self._combinations)
 
     def __call__(self, vector: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, dtype=np.float32)
@@ -387,5 +383,3 @@ def _copy_rng(rng: random.Random) -> random.Random:
     copy.setstate(rng.getstate())
     return copy
 
-
-register = register_gymnasium  # importing commerce_env has registered the id already
