@@ -29,131 +29,30 @@ agents' seeds from ``(seed, g)`` alone, whatever the number of workers.
 
 from __future__ import annotations
 
-import json
 import math
 import multiprocessing
 import random
 import time
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from itertools import permutations
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from commerce_env.engine import new_game
-from commerce_env.engine.actions import BadActionError, check_action
-from commerce_env.engine.base import Game
-from commerce_env.policies import listens
 from commerce_env.rules import Rules, make_rules
-from commerce_env.view import public_text, seat_view
 
-from . import stats
 from .base import Agent
+from .play import play_env_episode, play_game
+from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
+from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
 from .specs import make_agent
+from .stats import summarise
 
 AgentSpec = str | Agent
-MAX_SEATINGS = 24  # all arrangements of up to 4 distinct agents; else rotations only
 BACKENDS = ("local", "ray")
-PACKS_PER_GROUP = 12  # packs given for the first deals of a match; later ones come from the group's seed
-
-
-def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] | None = None) -> list[float]:
-    """Play ``game`` (a fresh match) to its end with one agent per seat, each given only
-    seat views (:func:`commerce_env.view.seat_view`, R11); the returns by seat."""
-    n = game.num_players
-    if len(agents) != n:
-        raise ValueError(f"{n} seats need {n} agents, got {len(agents)}")
-    for seat, agent in enumerate(agents):
-        if hasattr(agent, "reset"):
-            agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
-    watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
-    while not game.is_over():
-        seat = game.current_player
-        action = _checked_action(agents[seat], agents[seat].act(seat_view(game, seat)))
-        entry = len(game.record)
-        game.apply(action)
-        for watcher_seat, agent in watchers:
-            agent.observe(seat, public_text(game, entry, watcher_seat))
-    return game.returns()
-
-
-def _checked_action(agent: Agent, action: object) -> int:
-    """An agent's action as an int; anything but an integer is the agent's bug, named."""
-    try:
-        return check_action(action)
-    except BadActionError as error:
-        name = getattr(agent, "name", type(agent).__name__)
-        raise BadActionError(f"agent {name!r} returned {action!r}: {error}") from None
-
-
-def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = None,
-                     options: dict | None = None) -> dict[str, float]:
-    """Any agents in any seats of a ``commerce_env.env``: one episode, returns by agent name."""
-    env.reset(seed=seed, options=options)
-    game = env.unwrapped.game
-    seats = {name: seat for seat, name in enumerate(env.possible_agents)}
-    for name, seat in seats.items():
-        agents[name].reset(seat, len(seats), game.rules, seed)
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    for name in env.agent_iter():
-        _, reward, termination, truncation, _ = env.last(observe=False)
-        totals[name] += reward
-        if termination or truncation:
-            env.step(None)
-            continue
-        env.step(agents[name].act(env.unwrapped.seat_view(name)))
-    return totals
-
-
-def base_table(lineup: Sequence[Any], num_players: int) -> list[int]:
-    """Lineup index of each seat of the base table: the lineup repeated to fill the seats."""
-    if not lineup:
-        raise ValueError("the lineup is empty: name at least one agent")
-    if len(lineup) > num_players:
-        raise ValueError(f"{len(lineup)} agents do not fit at a table of {num_players}; "
-                         "give at most as many agents as seats")
-    return [k % len(lineup) for k in range(num_players)]
-
-
-def rotation(table: Sequence[int], r: int) -> list[int]:
-    """Rotation ``r`` of a table: seat ``k`` holds what seat ``(k + r) % n`` held."""
-    n = len(table)
-    return [table[(k + r) % n] for k in range(n)]
-
-
-def seatings(table: Sequence[int], limit: int = MAX_SEATINGS) -> list[list[int]]:
-    """The seatings of one duplicate group: every distinct arrangement of the table's
-    agents when there are at most ``limit`` of them, else the ``n`` rotations."""
-    n = len(table)
-    distinct = math.factorial(n)
-    for count in Counter(table).values():
-        distinct //= math.factorial(count)
-    if distinct <= limit:
-        return [list(p) for p in sorted(set(permutations(table)))]
-    return [rotation(table, r) for r in range(n)]
-
-
-def group_deal(rules: Rules, num_players: int, seed: int, group: int | str,
-               games: int = 1) -> tuple[list[list[int]], int, list[int]]:
-    """The packs, the game seed (for deals past the packs) and the agents' seeds of one group."""
-    rng = random.Random(f"commerce-arena:{seed}:{group}")
-    pack = list(_pack(rules))
-    count = 1 if rules.deals == 1 else PACKS_PER_GROUP
-    packs = []
-    for _ in range(count):
-        rng.shuffle(pack)
-        packs.append(list(pack))
-    game_seed = rng.getrandbits(63)
-    agent_seeds = [rng.getrandbits(31) for _ in range(num_players * games)]
-    return packs, game_seed, agent_seeds
-
-
-def _pack(rules: Rules) -> tuple[int, ...]:
-    from commerce_env.cards import make_pack
-
-    return make_pack(rules.deck_size)
+# Re-exported: the arena's public names, defined in the modules that do each job.
+__all__ = ["BACKENDS", "MAX_SEATINGS", "MIN_GROUPS", "OUTPUT_FILES", "PACKS_PER_GROUP", "agent_names", "base_table",
+           "build_agent", "group_deal", "play_env_episode", "play_game", "plot", "ranking", "report_markdown",
+           "rotation", "run_arena", "sample_warnings", "seatings", "summarise", "write_outputs"]
 
 
 # ------------------------------------------------------------------ workers
@@ -162,17 +61,17 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
                  duplicate: bool) -> None:
-    names = _names(lineup)
+    names = agent_names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]  # agent index by base seat
     spec_of = {unique.index(name): spec for name, spec in zip(names, lineup, strict=True)}
     # One agent object per (agent, copy): agents may keep state, and a name may hold several seats.
-    agents = {a: [_build(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
+    agents = {a: [build_agent(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
     _WORKER.update(rules=rules, num_players=num_players, seed=seed, seatings=seatings(table),
                    agents=agents, duplicate=duplicate)
 
 
-def _build(spec: AgentSpec) -> Agent:
+def build_agent(spec: AgentSpec) -> Agent:
     return spec if isinstance(spec, Agent) else make_agent(spec)
 
 
@@ -195,7 +94,7 @@ def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int
 
 
 # -------------------------------------------------------------------- arena
-def _names(lineup: Sequence[AgentSpec]) -> list[str]:
+def agent_names(lineup: Sequence[AgentSpec]) -> list[str]:
     names = []
     for spec in lineup:
         if isinstance(spec, Agent):
@@ -209,7 +108,8 @@ def _names(lineup: Sequence[AgentSpec]) -> list[str]:
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, progress: bool = True,
+              duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
+              progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
@@ -220,7 +120,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
     ``address`` or a local one), with the same result as ``workers=1``.  Every
     argument is checked before anything is played.  Returns a JSON-able dict;
-    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there.
+    with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
+    refusing (before playing) to replace such files unless ``overwrite=True``.
     """
     if deals is not None and games is not None:
         raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
@@ -237,17 +138,21 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    names = _names(lineup)
+    names = agent_names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
     for spec in lineup:  # fail early on a bad name or model, before any process starts
-        _build(spec)
+        build_agent(spec)
     per_group = len(seatings(table))
     groups = math.ceil(games / per_group)
     if out_dir is not None:
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder")
+        existing = [name for name in OUTPUT_FILES if (out / name).exists()]
+        if existing and not overwrite:
+            raise ValueError(f"out_dir {str(out_dir)!r} already holds {', '.join(existing)}: give another folder, "
+                             "or overwrite=True (commerce arena --force) to replace those files")
 
     started = time.perf_counter()
     results: dict[int, list] = {}
@@ -332,155 +237,3 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: list[str], seed: int = 0) -> dict:
-    """Per-agent means with bootstrap CIs, win rates, pairwise tests and ratings.
-
-    ``records[g]`` lists the games of group ``g`` as (agent index by seat,
-    returns by seat, counted deals); ``unique`` names the agents.
-    """
-    index = {name: i for i, name in enumerate(unique)}
-    k, g_count = len(unique), len(records)
-    reward = np.zeros((g_count, k))
-    seat_deals = np.zeros((g_count, k))
-    seat_games = np.zeros((g_count, k))
-    wins = np.zeros((g_count, k))
-    rated: list[tuple[list[str], list[float]]] = []
-    for g, games in enumerate(records):
-        for seating, returns, counted in games:
-            best = max(returns)
-            winners = [s for s, value in enumerate(returns) if value == best]
-            for seat, a in enumerate(seating):
-                reward[g, a] += returns[seat]
-                seat_deals[g, a] += counted
-                seat_games[g, a] += 1
-                if seat in winners:
-                    wins[g, a] += 1.0 / len(winners)
-            rated.append(([unique[a] for a in seating], list(returns)))
-    agents = {}
-    for name, a in index.items():
-        low, high = stats.bootstrap_ci(reward[:, a], seat_deals[:, a], seed=seed)
-        agents[name] = {
-            "mean": stats.ratio_mean(reward[:, a], seat_deals[:, a]), "ci95": [low, high],
-            "win_rate": float(wins[:, a].sum() / seat_games[:, a].sum()),
-            "deals": int(seat_deals[:, a].sum()), "games": int(seat_games[:, a].sum()),
-            "mean_per_game": float(reward[:, a].sum() / seat_games[:, a].sum()),
-        }
-    per_deal = reward / seat_deals
-    pairwise = []
-    for i in range(k):
-        for j in range(i + 1, k):
-            diff = per_deal[:, i] - per_deal[:, j]
-            low, high = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
-                                                      seat_deals[:, j], seed=seed)
-            low99, high99 = stats.bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
-                                                          seat_deals[:, j], level=0.99, seed=seed)
-            difference = stats.ratio_mean(reward[:, i], seat_deals[:, i]) - stats.ratio_mean(
-                reward[:, j], seat_deals[:, j])
-            pairwise.append({
-                "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
-                "ci99": [low99, high99],
-                "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": stats.paired_test(diff),
-            })
-    return {"agents": agents, "pairwise": pairwise, "ratings": stats.openskill_ratings(rated)}
-
-
-# ------------------------------------------------------------------ outputs
-def ranking(result: dict) -> list[str]:
-    """Agent names by mean reward per deal, best first."""
-    return sorted(result["agents"], key=lambda n: -result["agents"][n]["mean"])
-
-
-def report_markdown(result: dict) -> str:
-    """The Markdown report: the table of agents, then the pairwise tests and ratings."""
-    ratings = result["ratings"]
-    lines = [
-        f"# Arena: {result['variant']}, {result['num_players']} players",
-        "",
-        f"{result['games']} games in {result['groups']} duplicate groups of {result['games_per_group']} "
-        f"seatings, {result['deals_played']} deals in all; seed {result['seed']}, "
-        f"{'duplicate' if result['duplicate'] else 'plain'} deals; "
-        f"{result['deals_per_second']:.1f} deals/s with {result['workers']} worker(s).",
-        "",
-        *(f"**Warning:** {w}." for w in result.get("warnings", ())),
-        *([""] if result.get("warnings") else []),
-        "| rank | agent | mean reward per deal | 95% CI | win rate | deals | OpenSkill ordinal |",
-        "|---:|---|---:|---|---:|---:|---:|",
-    ]
-    for rank, name in enumerate(ranking(result), 1):
-        a = result["agents"][name]
-        ordinal = ratings.get(name, {}).get("ordinal", float("nan"))
-        lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
-                     f"{a['win_rate']:.3f} | {a['deals']} | {ordinal:.2f} |")
-    if result["pairwise"]:
-        lines += ["", "| A | B | mean(A - B) per deal | 95% CI | A beats B (groups) | p-value |",
-                  "|---|---|---:|---|---:|---:|"]
-        for p in result["pairwise"]:
-            lines.append(f"| {p['a']} | {p['b']} | {p['mean_difference']:+.3f} | "
-                         f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {p['a_beats_b']:.3f} | "
-                         f"{p['p_value']:.2g} |")
-    lines += ["", "Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
-    return "\n".join(lines)
-
-
-def plot(result: dict, path: str | Path) -> None:
-    """Mean reward per deal with 95% intervals, one bar per agent, best first."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = ranking(result)
-    means = [result["agents"][n]["mean"] for n in names]
-    lows = [m - result["agents"][n]["ci95"][0] for n, m in zip(names, means, strict=True)]
-    highs = [result["agents"][n]["ci95"][1] - m for n, m in zip(names, means, strict=True)]
-    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2.5, 3.6))
-    ax.bar(names, means, yerr=[lows, highs], capsize=6, color="#4C72B0")
-    ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.set_ylabel("mean reward per deal (95% CI)")
-    ax.set_title(f"{result['variant']}, {result['num_players']} players, {result['games']} games")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def write_outputs(result: dict, out_dir: str | Path) -> None:
-    """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "report.md").write_text(report_markdown(result))
-    plot(result, out / "mean_reward.png")
-
-
-# --------------------------------------------------------------- training
-def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[str], *, variant: str = "trade_barter",
-                   num_players: int = 4, options: dict[str, Any] | None = None, deals: int = 1000,
-                   seed: int = 0, workers: int = 1, progress: bool = False) -> dict:
-    """The learner in one seat against ``opponents`` (repeated to fill the others), on duplicate deals.
-
-    Returns the learner's mean reward per deal and its 95% CI, and for each
-    opponent the mean difference (learner - opponent) per deal, its 95% CI
-    and p-value; ``result`` holds the full arena result.
-    """
-    if not opponents:
-        raise ValueError("evaluate_agent needs at least one opponent")
-    learner: AgentSpec = agent_or_spec
-    learner_name = _names([learner])[0]
-    if learner_name in opponents:
-        raise ValueError(f"the learner {learner_name!r} is also among the opponents; give it another name")
-    others = [opponents[k % len(opponents)] for k in range(num_players - 1)]
-    result = run_arena([learner, *others], variant=variant, num_players=num_players, options=options,
-                       deals=deals, seed=seed, workers=workers, progress=progress)
-    mine = result["agents"][learner_name]
-    versus = {}
-    for p in result["pairwise"]:
-        if learner_name in (p["a"], p["b"]):
-            sign = 1.0 if p["a"] == learner_name else -1.0
-            other = p["b"] if sign > 0 else p["a"]
-            intervals = {level: list(p[level]) if sign > 0 else [-p[level][1], -p[level][0]]
-                         for level in ("ci95", "ci99")}
-            versus[other] = {"difference": sign * p["mean_difference"], **intervals, "p_value": p["p_value"]}
-    return {"name": learner_name, "mean": mine["mean"], "ci95": mine["ci95"], "win_rate": mine["win_rate"],
-            "vs": versus, "deals_per_second": result["deals_per_second"], "result": result}

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from commerce_env.cards import RANK_PIPS
 from commerce_env.engine import actions as A
 from commerce_env.rules import Rules
 from commerce_env.vector import kernels as K
@@ -35,25 +36,18 @@ from .base import Agent
 
 
 class BatchedAgent:
-    """Base class of the ``act_batch`` protocol."""
+    """Base class of the ``act_batch`` protocol.  An agent that can also run inside the
+    compiled opponent loop says how (:meth:`compiled_spec`) and gives the loop (``play_compiled``)."""
 
     name = "batched"
+    play_compiled = None
+
+    def compiled_spec(self, rules: Rules) -> tuple[int, int, int] | None:
+        """``(kind, threshold, barter)`` for :func:`_play_compiled`, or None."""
+        return None
 
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         raise NotImplementedError
-
-
-class BatchedRandom(BatchedAgent):
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        masks = engine.action_mask[games]
-        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 # ----------------------------------------------------------------- greedy
@@ -78,73 +72,156 @@ def _worst_slot(a, b, c, ship, pips):
 
 
 @njit(cache=True)
-def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, variant, barter):
-    """``agents.heuristics.greedy_action`` for each row."""
-    out = np.empty(len(phases), np.int64)
+def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, variant, barter):
+    """``agents.heuristics.greedy_action`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``."""
     ship = variant == K.V_SHIP
+    if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
+        return K.TAKE_WIDOW if keys[t0 * 2704 + t1 * 52 + t2] >= threshold else K.KEEP_HAND
+    if phase == K.HORSE:
+        return K.BUY_HORSE
+    value = keys[a * 2704 + b * 52 + c]
+    strong = value >= threshold
+    if phase == K.STAND_CHOICE:
+        return K.STAND if strong else K.CONTINUE
+    if phase == K.REPLY:
+        if masks[r, K.KNOCK] and strong:
+            return K.KNOCK
+        return K.GIVE + _worst_slot(a, b, c, ship, pips)
+    if ship:
+        return K.DECLINE if strong else K.OFFER + _worst_slot(a, b, c, True, pips)
+    if variant == K.V_TRADE_BARTER:
+        if strong:
+            return K.KNOCK
+        slot = _worst_slot(a, b, c, False, pips)
+        return K.READY_MONEY + slot if masks[r, K.READY_MONEY] and not barter else K.OFFER + slot
+    # exchanges with a face-up table (R6.3, R8.2, R8.3)
+    stop = K.KNOCK if masks[r, K.KNOCK] else K.STAND
+    if strong and phase != K.LAST_EXCHANGE:
+        return stop
+    best, best_value = -1, -1
+    for action in range(K.EXCHANGE, K.NUM_ACTIONS):
+        if not masks[r, action]:
+            continue
+        own, slot = (action - K.EXCHANGE) // 3, (action - K.EXCHANGE) % 3
+        t = t0 if slot == 0 else (t1 if slot == 1 else t2)
+        x = t if own == 0 else a
+        y = t if own == 1 else b
+        z = t if own == 2 else c
+        v = keys[x * 2704 + y * 52 + z]
+        if v > best_value:
+            best, best_value = action, v
+    if best_value > value:
+        return best
+    if masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or variant == K.V_WIDOW):
+        return K.PASS
+    return stop
+
+
+@njit(cache=True)
+def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, variant, barter):
+    """:func:`_greedy_choice` for each row."""
+    out = np.empty(len(phases), np.int64)
     for r in range(len(phases)):
-        phase = phases[r]
-        if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
-            t0, t1, t2 = tables[r, 0], tables[r, 1], tables[r, 2]
-            out[r] = K.TAKE_WIDOW if keys[t0 * 2704 + t1 * 52 + t2] >= threshold else K.KEEP_HAND
-            continue
-        if phase == K.HORSE:
-            out[r] = K.BUY_HORSE
-            continue
-        a, b, c = hands[r, 0], hands[r, 1], hands[r, 2]
-        value = keys[a * 2704 + b * 52 + c]
-        strong = value >= threshold
-        if phase == K.STAND_CHOICE:
-            out[r] = K.STAND if strong else K.CONTINUE
-        elif phase == K.REPLY:
-            if masks[r, K.KNOCK] and strong:
-                out[r] = K.KNOCK
-            else:
-                out[r] = K.GIVE + _worst_slot(a, b, c, ship, pips)
-        elif ship:
-            out[r] = K.DECLINE if strong else K.OFFER + _worst_slot(a, b, c, True, pips)
-        elif variant == K.V_TRADE_BARTER:
-            if strong:
-                out[r] = K.KNOCK
-            else:
-                slot = _worst_slot(a, b, c, False, pips)
-                out[r] = K.READY_MONEY + slot if masks[r, K.READY_MONEY] and not barter else K.OFFER + slot
-        else:  # exchanges with a face-up table (R6.3, R8.2, R8.3)
-            stop = K.KNOCK if masks[r, K.KNOCK] else K.STAND
-            if strong and phase != K.LAST_EXCHANGE:
-                out[r] = stop
-                continue
-            best, best_value = -1, -1
-            for action in range(K.EXCHANGE, K.NUM_ACTIONS):
-                if not masks[r, action]:
-                    continue
-                own, slot = (action - K.EXCHANGE) // 3, (action - K.EXCHANGE) % 3
-                x, y, z = a, b, c
-                t = tables[r, slot]
-                if own == 0:
-                    x = t
-                elif own == 1:
-                    y = t
-                else:
-                    z = t
-                v = keys[x * 2704 + y * 52 + z]
-                if v > best_value:
-                    best, best_value = action, v
-            if best_value > value:
-                out[r] = best
-            elif masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or variant == K.V_WIDOW):
-                out[r] = K.PASS
-            else:
-                out[r] = stop
+        out[r] = _greedy_choice(hands[r, 0], hands[r, 1], hands[r, 2], tables[r, 0], tables[r, 1], tables[r, 2],
+                                phases[r], masks, r, keys, pips, threshold, variant, barter)
     return out
 
 
+KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
+
+
+@njit(cache=True)
+def _play_compiled(st, p, keys, pips, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
+                   redealt):
+    """Compiled opponents (random, greedy) move in every game until the learner's turn, the match's
+    end, or an opponent that is not compiled; ``earned`` gets the learner's rewards meanwhile.
+    A ``fresh`` match (the learner has not decided yet) that ends is dealt again at once, with a
+    new dealer, the same seats and opponents (``redealt``; its ``earned`` starts afresh)."""
+    pack = np.empty(52, np.int64)
+    n = p[K.P_N]
+    rewards = p[K.P_REW_AT]
+    hands, table = p[K.P_HANDS], p[K.P_TABLE_AT]
+    for g in range(st.shape[0]):
+        redeals = 0
+        while True:
+            if st[g, K.G_OVER]:
+                if not fresh[g] or redeals >= 1000:
+                    break
+                redeals += 1
+                K.start_match(st, g, p, keys, K.random_below(st, g, n), pack)  # R4.5: no decision, deal again
+                K.legal_mask(st, g, p, masks)
+                redealt[g] = True
+                earned[g] = st[g, rewards + seats[g]] / K.REWARD_UNIT
+                for s in range(n):
+                    st[g, rewards + s] = 0
+                continue
+            seat = st[g, K.G_TO_ACT]
+            if seat == seats[g]:
+                break
+            k = assigned[g, seat]
+            kind = kinds[k]
+            if kind == KIND_NONE:
+                break
+            if kind == KIND_RANDOM:
+                count = 0
+                for a in range(K.NUM_ACTIONS):
+                    count += masks[g, a]
+                pick = K.random_below(st, g, count)
+                action = 0
+                for a in range(K.NUM_ACTIONS):
+                    if masks[g, a]:
+                        if pick == 0:
+                            action = a
+                            break
+                        pick -= 1
+            else:
+                at = hands + 3 * seat
+                action = _greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
+                                        st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
+                                        p[K.P_VARIANT], barters[k])
+            K.apply_action(st, g, p, keys, pack, action)
+            K.legal_mask(st, g, p, masks)
+            earned[g] += st[g, rewards + seats[g]] / K.REWARD_UNIT
+            for s in range(n):
+                st[g, rewards + s] = 0
+
+
+_PIPS = np.asarray(RANK_PIPS, dtype=np.int64)
+
+
+def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.ndarray, earned: np.ndarray,
+                  fresh: np.ndarray, redealt: np.ndarray) -> None:
+    """Run :func:`_play_compiled` on ``engine``: ``specs[k]`` is ``(kind, threshold, barter)`` of
+    opponent ``k`` (kind -1: not compiled).  Consumes the engine's pending rewards."""
+    _play_compiled(engine._st, engine.params, engine.keys, _PIPS, seats, assigned, specs[:, 0],
+                   specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt)
+
+
+class BatchedRandom(BatchedAgent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+    play_compiled = staticmethod(play_compiled)
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
+        return (KIND_RANDOM, 0, 0)
+
+    def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        masks = engine.action_mask[games]
+        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 class BatchedGreedy(BatchedAgent):
     """:class:`agents.heuristics.GreedyAgent` for many games at once."""
 
     name = "greedy"
+    play_compiled = staticmethod(play_compiled)
+
+    def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
+        return (KIND_GREEDY, self.threshold(rules), int(self.barter))
 
     def __init__(self, quantile: float = 0.6, barter: bool = False, seed: int | None = None):
         if not 0.0 <= quantile <= 1.0:
@@ -164,12 +241,10 @@ class BatchedGreedy(BatchedAgent):
         return self._thresholds[key]
 
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        from commerce_env.cards import RANK_PIPS
-
         hands = engine.hands[games, seats]
         return _greedy_actions(np.ascontiguousarray(hands), np.ascontiguousarray(engine.table[games]),
                                np.ascontiguousarray(engine.phase[games]), engine.action_mask[games], engine.keys,
-                               np.asarray(RANK_PIPS, dtype=np.int64), self.threshold(engine.rules),
+                               _PIPS, self.threshold(engine.rules),
                                int(engine.params[K.P_VARIANT]), self.barter)
 
 

@@ -56,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--address", default=None, help="with --backend ray: the cluster to join "
                        "(default: RAY_ADDRESS, else a local instance)")
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
+    arena.add_argument("--force", action="store_true", help="replace result.json, report.md and mean_reward.png "
+                       "already in --out (nothing else there is touched)")
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true")
@@ -75,6 +77,7 @@ def arena_command(args: argparse.Namespace) -> int:
         result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
                            options=_options(args.option), games=args.games, seed=args.seed,
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
+                           overwrite=args.force,
                            progress=not args.no_progress, backend=args.backend, address=args.address)
     except (ValueError, TypeError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)

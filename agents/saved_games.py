@@ -28,11 +28,11 @@ def arena_games(lineup: Sequence[Any], count: int, *, variant: str = "trade_bart
         raise ValueError(f"the number of games to save must be a whole number >= 1, got {count!r}")
     rules = make_rules(variant, **(options or {}))
     rules.check_players(num_players)
-    names = arena._names(lineup)
+    names = arena.agent_names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in arena.base_table(lineup, num_players)]
     spec_of = {unique.index(name): spec for name, spec in zip(names, lineup, strict=True)}
-    agents = {a: [arena._build(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
+    agents = {a: [arena.build_agent(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
     plan = arena.seatings(table)
     records: list[dict] = []
     group = 0

@@ -111,3 +111,55 @@ def openskill_ratings(games: list[tuple[list[str], list[float]]]) -> dict[str, d
         for n, (rating,) in zip(present, new, strict=True):
             ratings[n] = rating
     return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}
+
+
+def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: list[str], seed: int = 0) -> dict:
+    """Per-agent means with bootstrap CIs, win rates, pairwise tests and ratings.
+
+    ``records[g]`` lists the games of group ``g`` as (agent index by seat,
+    returns by seat, counted deals); ``unique`` names the agents.
+    """
+    index = {name: i for i, name in enumerate(unique)}
+    k, g_count = len(unique), len(records)
+    reward = np.zeros((g_count, k))
+    seat_deals = np.zeros((g_count, k))
+    seat_games = np.zeros((g_count, k))
+    wins = np.zeros((g_count, k))
+    rated: list[tuple[list[str], list[float]]] = []
+    for g, games in enumerate(records):
+        for seating, returns, counted in games:
+            best = max(returns)
+            winners = [s for s, value in enumerate(returns) if value == best]
+            for seat, a in enumerate(seating):
+                reward[g, a] += returns[seat]
+                seat_deals[g, a] += counted
+                seat_games[g, a] += 1
+                if seat in winners:
+                    wins[g, a] += 1.0 / len(winners)
+            rated.append(([unique[a] for a in seating], list(returns)))
+    agents = {}
+    for name, a in index.items():
+        low, high = bootstrap_ci(reward[:, a], seat_deals[:, a], seed=seed)
+        agents[name] = {
+            "mean": ratio_mean(reward[:, a], seat_deals[:, a]), "ci95": [low, high],
+            "win_rate": float(wins[:, a].sum() / seat_games[:, a].sum()),
+            "deals": int(seat_deals[:, a].sum()), "games": int(seat_games[:, a].sum()),
+            "mean_per_game": float(reward[:, a].sum() / seat_games[:, a].sum()),
+        }
+    per_deal = reward / seat_deals
+    pairwise = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            diff = per_deal[:, i] - per_deal[:, j]
+            low, high = bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
+                                                      seat_deals[:, j], seed=seed)
+            low99, high99 = bootstrap_difference_ci(reward[:, i], seat_deals[:, i], reward[:, j],
+                                                          seat_deals[:, j], level=0.99, seed=seed)
+            difference = ratio_mean(reward[:, i], seat_deals[:, i]) - ratio_mean(
+                reward[:, j], seat_deals[:, j])
+            pairwise.append({
+                "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
+                "ci99": [low99, high99],
+                "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": paired_test(diff),
+            })
+    return {"agents": agents, "pairwise": pairwise, "ratings": openskill_ratings(rated)}

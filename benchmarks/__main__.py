@@ -1,7 +1,8 @@
 """``python -m benchmarks`` / ``commerce bench``: speed and memory beside peers.
 
 Sections (``--only`` picks some): ``hands``, ``engine``, ``env``, ``arena``,
-``training``, ``memory``, ``import``.  Each figure is the median of
+``training``, ``vector`` (the batched engine, benchmarks/vector_speed.py), ``memory``,
+``import``.  Each figure is the median of
 ``--repeats`` runs of about ``--seconds`` each; runs of ours and of the peer
 take turns, and the ratio is the median of the round-by-round ratios, so that
 load from other processes on a shared machine falls on both alike.  The table
@@ -25,7 +26,7 @@ from pathlib import Path
 from . import resources, workloads
 from .timing import interleaved, paired_ratio
 
-SECTIONS = ("hands", "engine", "env", "arena", "training", "memory", "import")
+SECTIONS = ("hands", "engine", "env", "arena", "training", "vector", "memory", "import")
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 ENGINE_TARGET = 100_000  # decisions/s per core (issue 6; DESIGN.md aims at 200,000)
 ENV_TARGET_RATIO = 5.0  # x PettingZoo's leduc_holdem_v4
@@ -144,6 +145,30 @@ def training_section(s: Settings) -> list[Row]:
     return train_speed.benchmark_rows(Row, repeats=s.repeats, seconds=s.seconds)
 
 
+def vector_section(s: Settings) -> list[Row]:
+    """The batched engine and its vector env (benchmarks/vector_speed.py) beside their peers."""
+    import importlib.util
+
+    vector_speed = _optional("benchmarks.vector_speed") if importlib.util.find_spec("numba") else None
+    if vector_speed is None:
+        return [Row("vector", "batched engine", None, "decisions/s", note="n/a: install the extra `vector` (numba)")]
+    rows = vector_speed.benchmark_rows(Row, repeats=s.repeats, seconds=max(s.seconds, 0.2))
+    if _optional("sb3_contrib") is not None:
+        t = vector_speed.training_figures(repeats=max(1, s.repeats - 1), seconds=max(4 * s.seconds, 1.0))
+        rates, ratios = t["per_cpu_second"], t["cpu_ratios"]
+        for name, rate in rates.items():
+            if name.startswith("batch"):
+                n = name.split("x")[1]
+                rows.append(Row("vector", f"MaskablePPO, Foster 4p vs greedy, {name}", rate, "env-steps/CPU-s",
+                                "DummyVecEnv x4 (today)", rates["dummy x4 (today)"], ratios[f"{name} / dummy x4"],
+                                target=">= 5x", met=ratios[f"{name} / dummy x4"] >= 5))
+                zero = ratios[f"{name} / zero-cost x{n}"]
+                rows.append(Row("vector", f"MaskablePPO, {name} vs its ceiling", rate, "env-steps/CPU-s",
+                                f"zero-cost VecEnv x{n}", rates[f"zero-cost x{n}"], zero, target=">= 0.8x",
+                                met=zero >= 0.8))
+    return rows
+
+
 def memory_section(s: Settings) -> list[Row]:
     ours = resources.commerce_memory(episodes=s.episodes)
     peer = resources.leduc_memory(episodes=s.episodes)
@@ -178,7 +203,7 @@ def import_section(s: Settings) -> list[Row]:
 
 RUNNERS: dict[str, Callable[[Settings], list[Row]]] = {
     "hands": hands_section, "engine": engine_section, "env": env_section, "arena": arena_section,
-    "training": training_section, "memory": memory_section, "import": import_section,
+    "training": training_section, "vector": vector_section, "memory": memory_section, "import": import_section,
 }
 
 

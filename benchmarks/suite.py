@@ -55,12 +55,13 @@ def table_round_robin(variant: str, games: int, seed: int, workers: int, out: Pa
     from agents.arena import run_arena
 
     return run_arena(list(BUILT_IN), variant=variant, num_players=PLAYERS, games=games, seed=seed,
-                     workers=workers, out_dir=out / variant / "built_in", progress=False)
+                     workers=workers, out_dir=out / variant / "built_in", overwrite=True, progress=False)
 
 
 def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int, out: Path) -> dict[str, Any]:
     """The shipped model against each built-in agent, standard lineup (section 2)."""
-    from agents.arena import evaluate_agent, write_outputs
+    from agents.arena import write_outputs
+    from agents.evaluate import evaluate_agent
 
     spec = f"model:{folder}"
     rows = {}

@@ -50,7 +50,8 @@ def train_phase(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def evaluate_phase(args: argparse.Namespace) -> dict[str, Any]:
-    from agents.arena import evaluate_agent, write_outputs
+    from agents.arena import write_outputs
+    from agents.evaluate import evaluate_agent
     from agents.learned import load_agent
 
     run = Path(args.run)

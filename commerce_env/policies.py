@@ -5,7 +5,9 @@ A policy is any object with ``act(view) -> int`` (:mod:`commerce_env.view`);
 optional hooks.  A spec such as ``"greedy"`` or ``"model:<path>"`` is turned
 into a policy by a *resolver*, ``resolver(spec, variant=..., num_players=...)``:
 the one given to the env, or the default that ``import agents`` registers
-(:func:`agents.make_agent`).  ``commerce_env`` itself knows no agent.
+(:func:`agents.make_agent`, also found through the ``commerce_rl.resolvers``
+entry point when nothing imported ``agents``).  ``commerce_env`` itself
+imports no agent.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import numpy as np
 
 Resolver = Callable[..., Any]
+RESOLVER_ENTRY_POINTS = "commerce_rl.resolvers"
 _default: Resolver | None = None
 
 
@@ -67,6 +70,39 @@ def register_resolver(resolver: Resolver) -> None:
     _default = resolver
 
 
+def default_resolver() -> Resolver | None:
+    """The registered resolver; failing that, one an installed package offers as an entry
+    point in the group :data:`RESOLVER_ENTRY_POINTS` (commerce-rl offers ``agents.make_agent``),
+    so ``gymnasium.make("commerce/Commerce-v0", opponents=["greedy"])`` works without an
+    ``import agents``, while this package imports nothing of theirs (as Gymnasium's env plugins)."""
+    if _default is None:
+        from importlib.metadata import entry_points
+
+        for entry in sorted(entry_points(group=RESOLVER_ENTRY_POINTS), key=lambda e: e.name):
+            register_resolver(entry.load())
+            break
+    return _default
+
+
+_batched_default: Resolver | None = None
+
+
+def register_batched_resolver(resolver: Resolver) -> None:
+    """The default resolver of batched opponent specs for :func:`commerce_env.vector.make_vec_env`
+    (``import agents`` registers :func:`agents.batched.batched_agent`, loaded when first used)."""
+    if not callable(resolver):
+        raise TypeError(f"a resolver is a function spec -> batched policy, got {resolver!r}")
+    global _batched_default
+    _batched_default = resolver
+
+
+def default_batched_resolver() -> Resolver | None:
+    """The registered resolver of batched opponent specs, or None."""
+    if _batched_default is None:
+        default_resolver()  # loading the entry point imports agents, which registers both
+    return _batched_default
+
+
 def is_policy(obj: Any) -> bool:
     """An object that plays: it has a callable ``act``."""
     return callable(getattr(obj, "act", None)) and not isinstance(obj, (str, bytes, dict))
@@ -76,7 +112,7 @@ def resolve(spec: Any, resolver: Resolver | None, *, variant: str, num_players: 
     """The policy ``spec`` names: a policy object as it is, else what the resolver makes of it."""
     if is_policy(spec):
         return spec
-    resolver = resolver if resolver is not None else _default
+    resolver = resolver if resolver is not None else default_resolver()
     if resolver is None:
         raise ValueError(f"opponent {spec!r} is a spec, and no resolver is registered: `import agents` "
                          "(which registers agents.make_agent), pass resolver=<function>, or give policy "

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from .cards import CARDS
 from .engine import actions as A
-from .engine.base import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, STAND_CHOICE, WIDOW_CHOICE, Game
+from .engine.base import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
 from .engine.settlement import Showdown
 
 FACE_DOWN_KINDS = ("ready_money", "offer", "give")  # R11: the card of these moves is not public
@@ -104,15 +104,17 @@ def plays_for_money(game: Game) -> bool:
 def showdown_is_current(game: Game) -> bool:
     """Whether the latest showdown happened after the match's last action."""
     shown = game.last_showdown
-    return shown is not None and shown.actions == len(game.history)
+    return shown is not None and shown.actions == game.actions_taken
 
 
 def build_scene(game: Game, viewer: int | None = None, names: list[str] | None = None,
                 showdown: bool = True) -> Scene:
     """The scene of ``game`` from ``viewer``'s point of view (``None``: everything).
 
-    Just after a showdown the seats show the hands of the deal that ended
-    (and that deal's table and dealer); ``showdown=False`` shows the next deal instead.
+    A seat's scene is drawn from its seat view (:func:`commerce_env.view.seat_view`,
+    R11) and the match's showdowns (public).  Just after a showdown the seats show
+    the hands of the deal that ended (and that deal's table and dealer);
+    ``showdown=False`` shows the next deal instead.
     """
     return _scene(game, viewer, names, game.last_showdown if showdown and showdown_is_current(game) else None)
 
@@ -122,47 +124,97 @@ def showdown_scene(game: Game, shown: Showdown, viewer: int | None = None, names
     return _scene(game, viewer, names, shown)
 
 
+class _Everything:
+    """The facts a scene needs, read from the engine: every card (replays, debugging)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.hand_of = [tuple(card_text(c) for c in h) for h in game.hands]
+        self.actions = game.history
+        kinds = game.last_kind
+        self.last_kind = ["" if k < 0 else A.KINDS[k] for k in kinds]
+        self.table, self.stock, self.pool, self.dealer = game.table, len(game.stock), game.pool, game.dealer
+        self.counters, self.money, self.out = game.counters, game.money, game.out
+        self.current_player, self.phase = game.current_player, game.phase
+        self.rounds_done, self.deals_dealt = game.rounds_done, game.deals_dealt
+
+    def action(self, index: int) -> str:
+        return action_text(self.actions, index, None)
+
+
+class _Seat:
+    """The facts a scene needs, read from one seat's view only (R11)."""
+
+    def __init__(self, game: Game, seat: int):
+        from .view import seat_view
+
+        view = seat_view(game, seat)
+        self.view = view
+        entries = [e for e in view.history]
+        deal = entries
+        for i in range(len(entries) - 1, -1, -1):  # this deal's entries: after the last showdown
+            if entries[i][1] == SHOW:
+                deal = entries[i + 1:]
+                break
+        self.actions = [e for e in entries if e[1] != SHOW]
+        self.last_kind = [""] * view.num_players
+        for actor, kind, _ in deal:
+            self.last_kind[actor] = kind
+        self.hand_of = []
+        for s in range(view.num_players):
+            if s not in view.order:
+                self.hand_of.append(())
+            elif s == seat:
+                self.hand_of.append(tuple(card_text(c) for c in view.hand) if view.hand else (None,) * 3)
+            else:  # the cards known to be in that hand (R6.2, R11), the others face down
+                known = tuple(card_text(c) for c in view.public_hands[s])
+                self.hand_of.append(known + (None,) * (3 - len(known)))
+        self.table, self.stock, self.pool, self.dealer = view.table, view.stock_size, view.pool, view.dealer
+        self.counters, self.money, self.out = view.counters, view.money, view.out
+        self.current_player, self.phase = view.current_player, view.phase
+        self.rounds_done, self.deals_dealt = view.rounds_done, view.deals_dealt
+
+    def action(self, index: int) -> str:
+        from .view import entry_text
+
+        _, kind, cards = self.actions[index]
+        text = entry_text(kind, cards)
+        return f"{kind} (face down)" if kind in FACE_DOWN_KINDS and text == kind else text
+
+
 def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showdown | None) -> Scene:
     n = game.num_players
-    if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < n):
+    if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):
         raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
     names = names or [f"player_{s}" for s in range(n)]
+    facts = _Everything(game) if viewer is None else _Seat(game, viewer)
     money = plays_for_money(game)
-    stood, passed = getattr(game, "stood", ()), getattr(game, "passed", ())
+    counters = shown.counters_after if shown else facts.counters
+    moneys = shown.money_after if shown else facts.money
+    dealer = shown.dealer if shown else facts.dealer
     seats = []
-    counters = shown.counters_after if shown else game.counters
-    moneys = shown.money_after if shown else game.money
-    dealer = shown.dealer if shown else game.dealer
     for s in range(n):
-        if shown is not None:
-            cards = tuple(card_text(c) for c in shown.hands[s])
-        elif not game.hands[s]:
-            cards = ()
-        elif viewer is None or (s == viewer and game.sees_own_hand(s)):
-            cards = tuple(card_text(c) for c in game.hands[s])
-        else:
-            cards = (None,) * len(game.hands[s])
-        kind = game.last_kind[s]
+        cards = tuple(card_text(c) for c in shown.hands[s]) if shown is not None else facts.hand_of[s]
         seats.append(SeatScene(
             seat=s, name=names[s], cards=cards, counters=counters[s], money=moneys[s] if money else None,
-            out=game.out[s], dealer=s == dealer,
-            to_act=s == game.current_player,
-            status="stood" if s in stood else "passed" if s in passed else "",
-            last="" if kind < 0 or shown is not None else A.KINDS[kind],
+            out=bool(facts.out[s]), dealer=s == dealer, to_act=s == facts.current_player, status="",
+            last="" if shown is not None else facts.last_kind[s],
             **(_shown_seat(shown, s, money) if shown is not None else {})))
     last = ""
-    count = shown.actions if shown is not None else len(game.history)  # the actions taken by then
-    if count:
-        actor = game.history[count - 1][0]
-        last = f"{names[actor]}: {action_text(game.history, count - 1, viewer)}"
-    to_act = game.current_player
-    prompt = "" if to_act is None else f"{names[to_act]} {PHASE_TEXTS[game.phase]}"
+    # The action that led here: the last one, or the one that ended the shown deal (the record of
+    # a sampled world starts at its deal, so count back from the match's number of actions).
+    index = (shown.actions if shown is not None else game.actions_taken) - 1 - (
+        game.actions_taken - len(facts.actions))
+    if index >= 0:
+        last = f"{names[facts.actions[index][0]]}: {facts.action(index)}"
+    to_act = facts.current_player
+    prompt = "" if to_act is None else f"{names[to_act]} {PHASE_TEXTS[facts.phase]}"
     return Scene(
-        variant=game.rules.variant, viewer=viewer, deal=shown.deal if shown else game.deals_dealt,
-        round=game.rounds_done + 1, phase=game.phase, seats=tuple(seats),
-        table=tuple(card_text(c) for c in (shown.table if shown else game.table)),
-        table_name=game.table_name, stock=len(game.stock) if "discard" in game.rules.options() else None,
-        pool=shown.pool if shown else game.pool, counters_label="lives" if game.rules.has_lives else "counters",
+        variant=game.rules.variant, viewer=viewer, deal=shown.deal if shown else facts.deals_dealt,
+        round=facts.rounds_done + 1, phase=facts.phase, seats=tuple(seats),
+        table=tuple(card_text(c) for c in (shown.table if shown else facts.table)),
+        table_name=game.table_name, stock=facts.stock if "discard" in game.rules.options() else None,
+        pool=shown.pool if shown else facts.pool, counters_label="lives" if game.rules.has_lives else "counters",
         to_act=to_act, prompt=prompt, last_action=last, showdown=shown is not None,
         result=_deal_result(shown, names), match_result=_match_result(game, names), over=game.over)
 

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
@@ -21,7 +22,7 @@ from commerce_env.engine.base import Game
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
-from commerce_env.rules import DEFAULTS, OPTIONS, VARIANTS, make_rules
+from commerce_env.rules import OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import action_text, build_scene, plays_for_money, showdown_scene
 from commerce_env.view import public_text, seat_view
 
@@ -72,8 +73,8 @@ def variants_info() -> dict[str, Any]:
         defaults = rules.options()
         defaults.pop("variant")
         out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant])},
-                        "r12": sorted(DEFAULTS[variant])}
-    return {"variants": out, "agents": list(BUILT_IN_AGENTS)}
+                        "help": guide.variant_help(variant)}
+    return {"variants": out, "agents": list(BUILT_IN_AGENTS), "actions": guide.ACTIONS}
 
 
 class Match:

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from agents import stats
-from agents.arena import MAX_SEATINGS, base_table, evaluate_agent, rotation, run_arena, seatings
+from agents.arena import MAX_SEATINGS, base_table, rotation, run_arena, seatings
 from agents.base import Agent
+from agents.evaluate import evaluate_agent
 from agents.heuristics import GreedyAgent
 
 

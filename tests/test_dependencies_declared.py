@@ -36,8 +36,9 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_web": ("web",),  # the web app (`commerce serve`)
     "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
-    "commerce_env/vector": ("vector", "train"),  # the batched engine (numba) and its SB3 VecEnv
-    "agents/batched.py": ("vector",),  # agents acting for a whole batch
+    "commerce_env/vector": ("vector",),  # the batched engine (numba)
+    "commerce_env/vector/vec_env.py": ("vector", "train"),  # its SB3 VecEnv
+    "agents/batched.py": ("vector",),  # batched opponents over the batched engine
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
@@ -49,6 +50,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/ray_speed.py": ("bench", "train", "distributed"),
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
     "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
+    "benchmarks/vector_speed.py": ("bench", "train", "vector"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
@@ -105,8 +107,9 @@ def shipped_packages(pyproject: dict) -> list[str]:
 
 def first_party(root: Path) -> set[str]:
     """Names our own code imports: the packages at the root, and tests/ modules (benchmarks.soak uses them)."""
-    names = {p.parent.name for p in root.glob("*/__init__.py")} | {"tests"}
-    return names | {p.stem for p in (root / "tests").glob("*.py")} | {p.stem for p in root.glob("*.py")}
+    names = {p.parent.name for p in root.glob("*/__init__.py")}
+    tests = {"tests"} | {p.stem for p in (root / "tests").glob("*.py")}  # tests import `tests.helpers` too
+    return names | tests | {p.stem for p in root.glob("*.py")}
 
 
 def imports_of(path: Path) -> set[str]:

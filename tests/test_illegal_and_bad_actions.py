@@ -182,3 +182,17 @@ def test_sb3_make_vec_env_defaults_work():
     observations = vec.reset()
     assert observations.shape == (2, obs.observation_size(4))
     vec.close()
+
+
+def test_arena_never_replaces_files_in_a_users_folder_without_being_told(tmp_path):
+    mine = tmp_path / "report.md"
+    mine.write_text("my notes")
+    _Counting.calls = 0
+    with pytest.raises(ValueError, match="--force"):
+        run_arena([_Counting(), "random"], variant="trade_barter", num_players=2, games=4, progress=False,
+                  out_dir=tmp_path)
+    assert mine.read_text() == "my notes" and _Counting.calls == 0  # refused before playing
+    (tmp_path / "other.txt").write_text("keep")
+    run_arena(["random", "greedy"], variant="trade_barter", num_players=2, games=4, progress=False,
+              out_dir=tmp_path, overwrite=True)
+    assert mine.read_text().startswith("# Arena") and (tmp_path / "other.txt").read_text() == "keep"

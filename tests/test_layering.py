@@ -72,7 +72,7 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 def test_the_graph_is_read():  # the checks below would pass on an empty graph
     assert "commerce_env.engine.determinize" in GRAPH["commerce_env.view"]
-    assert "commerce_env.view" in GRAPH["agents.arena"]
+    assert "commerce_env.view" in GRAPH["agents.play"]
     assert "agents.specs" in GRAPH["agents"]
 
 

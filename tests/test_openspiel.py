@@ -356,6 +356,13 @@ def test_ready_money_shows_the_drawn_card_to_the_trader_only():
     state = _dealt("trade_barter", deck, 3, players=4)
     _act(state, "ready_money 9H")
     assert "0 ready_money 9H draws 2C" in state.information_state_string(0)
+    observer = state.get_game().make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    observer.set_from(state, 0)
+    row = observer.dict["deal_history"][0]  # actor 0 (4 seats), ready_money, 9H then 2C
+    cards = 4 + 13
+    assert row[cards + 7] and row[cards + 13 + 2] and row[cards + 17 + 0] and row[cards + 17 + 13 + 0]
+    observer.set_from(state, 1)
+    assert not observer.dict["deal_history"][0][cards:].any()
     for seat in (1, 2, 3):
         text = state.information_state_string(seat)
         assert "0 ready_money" in text and "2C" not in text and "9H" not in text
@@ -387,12 +394,47 @@ def test_observation_pieces_are_the_aec_layout():
     assert "deal_history" in info.dict and info.dict["deal_history"].shape[0] == state.get_game().deal_steps
 
 
-def test_a_public_observer_is_refused_with_a_clear_error():
-    game = load("old_game", players=2)
-    public = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
-                                        private_info=pyspiel.PrivateInfoType.NONE)
+def test_public_and_private_observers_split_the_observation():
+    # R11: the private sections are what only the seat knows; the public ones what all know.
+    from commerce_env.observation import encode, layout
+
+    state = some_decision("trade_barter", 5, 2, players=3)
+    game = state.get_game()
+    full = encode(state.engine, 1)
+    starts = {name: (start, length) for name, start, length in layout(3)}
+    none, single = pyspiel.PrivateInfoType.NONE, pyspiel.PrivateInfoType.SINGLE_PLAYER
+    public = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                              private_info=none))
+    private = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                                               private_info=single))
+    public.set_from(state, 1)
+    private.set_from(state, 1)
+    assert set(private.dict) == {"hand", "hand_slots", "gave_left", "gave_right", "discarded"}
+    assert set(public.dict) | set(private.dict) == set(starts) and not set(public.dict) & set(private.dict)
+    for observer in (public, private):
+        for name, piece in observer.dict.items():
+            start, length = starts[name]
+            assert np.array_equal(piece.ravel(), full[start:start + length])
+    hand = " ".join(str(CARDS[c]) for c in state.engine.hands[1])
+    assert hand in private.string_from(state, 1) and hand not in public.string_from(state, 1)
+
+
+@pytest.mark.parametrize("obs_type", [
+    dict(perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE),
+    dict(perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS),
+])
+def test_observers_not_provided_are_refused_with_a_clear_error(obs_type):
     with pytest.raises(ValueError, match="unsupported observation type"):
-        game.make_py_observer(public)
+        load("old_game", players=2).make_py_observer(pyspiel.IIGObservationType(**obs_type))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_openspiel_playthrough_runs(variant):
+    # OpenSpiel's generate_playthrough calls every observer, string and tensor of a random match.
+    from open_spiel.python.algorithms import generate_playthrough
+
+    text = generate_playthrough.playthrough(f"python_commerce_{variant}(players=2,deck_size=32)", None)
+    assert "Returns() = " in text and "IsTerminal() = True" in text
 
 
 # ------------------------------------------------------------------ algorithms
@@ -416,6 +458,23 @@ def test_ismcts_plays_a_whole_until_out_match():
     bots = [ismcts_bot(game, 0, 4, simulations=8), AgentBot("random", 1, seed=1)]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(5))
     assert sorted(returns) == [-3.0, 3.0]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ismcts_and_external_sampling_mccfr_run_on_every_variant(variant):
+    from open_spiel.python.algorithms import external_sampling_mccfr
+
+    from agents.openspiel import ismcts_bot
+
+    params = {"players": 2, "deck_size": 32, "deals": 1, "max_rounds": 1}
+    state = some_decision(variant, 6, 0, **params)
+    bot = ismcts_bot(state.get_game(), state.current_player(), 3, simulations=12)
+    assert bot.step(state) in state.legal_actions()
+    np.random.seed(2)
+    solver = external_sampling_mccfr.ExternalSamplingSolver(load(variant, **params))
+    for _ in range(3):
+        solver.iteration()
+    assert solver.average_policy().action_probabilities(state)
 
 
 def test_evaluate_bots_with_our_agents():
@@ -484,6 +543,23 @@ def test_external_sampling_mccfr_runs_and_its_policy_plays_in_the_arena(tmp_path
     result = run_arena([f"openspiel:policy:{path}", "random"], variant="trade_barter", num_players=2,
                        options={"deck_size": 32, "max_rounds": 1}, deals=8, seed=0, progress=False)
     assert result["games"] == 8 and f"openspiel:policy:{path}" in result["agents"]
+
+
+def test_outcome_sampling_mccfr_runs_on_three_players():
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    from agents.openspiel import mccfr_table
+
+    game = load("old_game", players=3, deck_size=32, max_rounds=1)
+    np.random.seed(1)
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(60):
+        solver.iteration()
+    table = mccfr_table(solver)
+    assert table and all(key.startswith("seat ") for key in table)
+    state = some_decision("old_game", 2, 0, players=3, deck_size=32, max_rounds=1)
+    probabilities = solver.average_policy().action_probabilities(state)
+    assert set(probabilities) == set(state.legal_actions()) and abs(sum(probabilities.values()) - 1) < 1e-9
 
 
 def test_a_policy_file_for_another_game_is_refused(tmp_path):

@@ -135,7 +135,7 @@ def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
     for deal in range(20):  # the engine raises on an illegal action
         game = new_game(rules, 3, seed=deal, dealer=deal % 3)
         assert sum(play_game(game, [agent, RandomAgent(), RandomAgent()])) == 0  # R4.3
-    from agents.arena import evaluate_agent
+    from agents.evaluate import evaluate_agent
 
     result = evaluate_agent(f"model:{tmp_path / 'exported'}", ["random"], variant="trade_barter", num_players=3,
                             options={"preset": "foster"}, deals=9, seed=1)
@@ -297,3 +297,16 @@ def test_a_training_checkpoint_zip_records_its_rules_for_load_agent(tmp_path):
     assert agent.variant == "widow" and agent.meta["rules"]["match_end"] == "freeze_out"
     with pytest.raises(ValueError, match="trained for variant 'widow'"):
         load_agent(checkpoint, trust_sb3_zip=True, variant="pool")
+def test_training_runs_on_the_batched_engine_with_selfplay_and_resumes(tmp_path):
+    # vec_env: batch (commerce_env.vector): greedy opponents in batch, snapshots joining the pool, a resume.
+    pytest.importorskip("numba")
+    config = validate(tiny(tmp_path, env={"features": ["hand_strength"]}, opponents={"pool": ["greedy", "random"]},
+                           training={"total_timesteps": 768, "vec_env": "batch", "n_envs": 4},
+                           selfplay={"enabled": True, "every_steps": 256, "max_snapshots": 2, "snapshot_share": 0.5},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    report = train(config, quiet=True)
+    assert report["steps"] >= 768
+    out = Path(config["output"])
+    assert len(json.loads((out / STATE).read_text())["snapshots"]) == 2
+    config["training"]["total_timesteps"] = 1280
+    assert train(config, resume=True, quiet=True)["steps"] >= 1280

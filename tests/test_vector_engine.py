@@ -229,3 +229,14 @@ def test_counters_are_conserved_and_every_card_is_somewhere_once(data, variant, 
         engine.step((rng.random(mask.shape) * mask).argmax(axis=1))
         if rules.has_lives:
             assert (engine.counters() >= 0).all()  # R4.6
+
+
+def test_import_commerce_env_does_not_load_numba():
+    # DESIGN.md layering: the batched engine is an optional integration beside the env.
+    import subprocess
+    import sys
+
+    code = ("import sys, commerce_env, commerce_env.aec_env, commerce_env.single_agent; "
+            "print([m for m in sys.modules if m.split('.')[0] == 'numba' or m == 'commerce_env.vector'])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -119,8 +119,14 @@ def test_resolver_knows_batchable_agents_and_names_the_others():
             batched_agent(name)
     with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         batched_agent("nobody")
-    with pytest.raises(ValueError, match="resolver"):
-        make_vec_env("trade_barter", 4, 2, opponents=["greedy"])
+    from commerce_env.vector.vec_env import BatchVecEnv
+
+    with pytest.raises(ValueError, match="resolver"):  # the class itself knows no agent names
+        BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
+    env = make_vec_env("trade_barter", 4, 2, opponents=["greedy", {"agent": "greedy", "quantile": 0.8}])
+    assert [type(o).__name__ for o in env.pool] == ["BatchedGreedy", "BatchedGreedy"]
+    with pytest.raises(ValueError, match="expected_value.*vec_env: dummy"):
+        make_vec_env("trade_barter", 4, 2, opponents=["expected_value"])
 
 
 def _play(env, steps, rng):
@@ -184,3 +190,37 @@ def test_maskable_ppo_trains_on_the_vec_env():
                         policy_kwargs={"net_arch": [16]})
     model.learn(512)
     assert model.num_timesteps >= 512
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_compiled_opponent_loop_plays_greedy_matches_as_the_readable_engine(variant):
+    # The compiled loop (greedy in every seat, no learner) ends each match exactly as GreedyAgent
+    # playing through the readable engine does: the same returns and balances.
+    from agents.batched import play_compiled
+
+    rng = random.Random(f"compiled-{variant}")
+    n, games = 4, 6
+    rules = make_rules(variant)
+    pack = list(make_pack(52))
+    decks = [[rng.sample(pack, 52) for _ in range(40)] for _ in range(games)]
+    dealers = [rng.randrange(n) for _ in range(games)]
+    engine = BatchEngine(variant, n, games)
+    engine.reset(decks=decks, dealer=dealers)
+    agent = BatchedGreedy(quantile=0.6)
+    specs = np.array([agent.compiled_spec(rules)], dtype=np.int64)
+    earned = np.zeros(games)
+    play_compiled(engine, np.full(games, -1), np.zeros((games, n), dtype=np.int64), specs, earned,
+                  np.zeros(games, dtype=bool), np.zeros(games, dtype=bool))
+    greedy = GreedyAgent(quantile=0.6)
+    checked = 0
+    for g in range(games):
+        ref = new_game(rules, n, decks=decks[g], dealer=dealers[g])
+        while not ref.over and ref.deals_dealt < 40:
+            ref.apply(greedy.act(seat_view(ref, ref.current_player)))
+        if ref.deals_dealt >= 40:
+            continue  # a long freeze-out ran past the given packs
+        assert engine.over[g]
+        assert engine.returns()[g].tolist() == ref.returns()
+        assert engine.balances()[g].tolist() == ref.balances()
+        checked += 1
+    assert checked >= games // 2

@@ -260,3 +260,9 @@ def test_rule_options_are_read_as_the_form_types_them(client):
     assert match.rules.tie_break == "split"  # empty: R12's default for the old game
     bad = _new(client, options={"max_rounds": "[1"})
     assert bad.status_code == 400 and "max_rounds" in bad.get_json()["error"]
+
+
+def test_the_page_gets_how_to_play(client):
+    info = client.get("/api/variants").get_json()
+    assert all("(R" in v["help"] for v in info["variants"].values())  # cites the rules
+    assert set(info["actions"]) >= {"knock", "offer", "give", "exchange", "take_widow", "buy_horse"}

@@ -9,7 +9,8 @@ Sections (all optional except what has no default; see ``configs/train/``):
   for a built-in agent with arguments), ``weights`` (one per entry; default equal)
 * ``selfplay``: ``enabled``, ``every_steps``, ``max_snapshots``, ``snapshot_share``
 * ``training``: ``total_timesteps``, ``time_limit_minutes``, ``n_envs``,
-  ``vec_env`` (``dummy`` or ``subproc``), ``checkpoint_every``, ``progress_bar``,
+  ``vec_env`` (``dummy``, ``subproc``, or ``batch``: all envs in one batched engine,
+  :mod:`commerce_env.vector`, opponents random, greedy or models), ``checkpoint_every``, ``progress_bar``,
   ``torch_threads``
 * ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``)
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
@@ -46,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
                    "seed": 12345, "workers": 1},
 }
 BACKENDS = ("sb3", "rllib")
+VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
 PPO_RESERVED = ("policy", "env", "seed", "tensorboard_log", "policy_kwargs", "verbose", "device", "_init_setup_model")
@@ -186,7 +188,7 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.number("training.time_limit_minutes", t["time_limit_minutes"], 0, MAX_MINUTES, low_open=True,
                  optional=True)
     check.integer("training.n_envs", t["n_envs"], 1, MAX_ENVS)
-    check.require(t["vec_env"] in ("dummy", "subproc"), "training.vec_env", t["vec_env"], "dummy or subproc")
+    check.require(t["vec_env"] in VEC_ENVS, "training.vec_env", t["vec_env"], "dummy, subproc or batch")
     check.integer("training.checkpoint_every", t["checkpoint_every"], 1, MAX_STEPS)
     check.boolean("training.progress_bar", t["progress_bar"])
     check.integer("training.torch_threads", t["torch_threads"], 1, MAX_THREADS)

@@ -1,7 +1,7 @@
 """Evaluating a learner against baselines in the arena (duplicate deals).
 
 For each baseline the learner sits at a table of that baseline, every seat in
-turn on the same cards (``agents.arena.evaluate_agent``), so the luck of the
+turn on the same cards (``agents.evaluate.evaluate_agent``), so the luck of the
 deal cancels out of the comparison.
 """
 
@@ -22,7 +22,7 @@ def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players:
     the arena's full result.  ``progress`` prints what is being played and
     shows the arena's progress bar.
     """
-    from agents.arena import evaluate_agent
+    from agents.evaluate import evaluate_agent
 
     report: dict[str, Any] = {"variant": variant, "num_players": num_players, "deals": deals, "seed": seed,
                               "opponents": {}, "arena": {}}

@@ -28,7 +28,6 @@ from ..engine.base import PHASES, SHOW, Game
 if TYPE_CHECKING:
     from .game import CommerceState
 
-FACE_DOWN = frozenset({"ready_money", "offer", "give"})  # R11: their card is seen by the actor only
 CARD_FEATURES = obs.CARD_FEATURES  # 13 ranks + 4 suits
 _KIND_INDEX = A.KIND_INDEX
 
@@ -114,25 +113,34 @@ def now_text(game: Game, seat: int) -> str:
 
 
 # ------------------------------------------------------------------ observer
-def _pieces(num_players: int, deal_steps: int, perfect_recall: bool) -> list[tuple[str, tuple[int, ...]]]:
+PRIVATE_PIECES = frozenset({"hand", "hand_slots", "gave_left", "gave_right", "discarded"})
+"""Sections of the observation that only the seat itself knows (R11); the rest is public."""
+
+
+def _pieces(num_players: int, deal_steps: int, public: bool, private: bool,
+            perfect_recall: bool) -> list[tuple[str, int, tuple[int, ...]]]:
+    """``(name, start in the AEC vector or -1, shape)`` of each piece of one observation type."""
     shapes = {"hand_slots": (3, CARD_FEATURES), "table_slots": (3, CARD_FEATURES),
               "players": (num_players, obs.PLAYER_FEATURES)}
-    pieces = [(name, shapes.get(name, (length,))) for name, _, length in obs.layout(num_players)]
+    pieces = [(name, start, shapes.get(name, (length,))) for name, start, length in obs.layout(num_players)
+              if (private if name in PRIVATE_PIECES else public)]
     if perfect_recall:
-        pieces.append(("deal_history", (deal_steps, event_features(num_players))))
+        pieces.append(("deal_history", -1, (deal_steps, event_features(num_players))))
     return pieces
 
 
 def event_features(num_players: int) -> int:
-    """One row of ``deal_history``: the actor (relative seat), the kind, up to two cards."""
+    """One row of ``deal_history``: the actor (relative seat), the kind, up to two cards
+    (an exchange's two, a barter's one, a ready-money trader's discard and draw)."""
     return num_players + len(A.KINDS) + 2 * CARD_FEATURES
 
 
 class CommerceObserver:
     """OpenSpiel's observer interface (``set_from``, ``string_from``, ``tensor``, ``dict``).
 
-    ``perfect_recall`` gives the information state, else the observation;
-    both are from one seat's view (``private_info`` SINGLE_PLAYER, R11).
+    ``perfect_recall`` gives the information state (public and the seat's private
+    information together), else the observation; ``public_info`` and ``private_info``
+    (NONE or SINGLE_PLAYER) choose the public and the private sections (R11).
     """
 
     def __init__(self, iig_obs_type: pyspiel.IIGObservationType | None, num_players: int, deal_steps: int,
@@ -141,29 +149,41 @@ class CommerceObserver:
             raise ValueError(f"observation parameters are not supported; got {params}")
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
-        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
-            raise ValueError(f"unsupported observation type (private_info={iig_obs_type.private_info}, "
-                             f"public_info={iig_obs_type.public_info}): Commerce observes from one seat's "
-                             "view with public information (R11)")
+        kind = iig_obs_type.private_info
+        private = kind == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        public = iig_obs_type.public_info
+        if kind == pyspiel.PrivateInfoType.ALL_PLAYERS or (iig_obs_type.perfect_recall and not (public and private)):
+            raise ValueError(f"unsupported observation type (perfect_recall={iig_obs_type.perfect_recall}, "
+                             f"public_info={public}, private_info={kind}): Commerce observes what one seat "
+                             "knows (R11): its private information, the public one, or both; perfect recall "
+                             "only with both")
         self.perfect_recall = iig_obs_type.perfect_recall
         self.num_players = num_players
         self.deal_steps = deal_steps
-        pieces = _pieces(num_players, deal_steps, self.perfect_recall)
-        sizes = [int(np.prod(shape)) for _, shape in pieces]
+        pieces = _pieces(num_players, deal_steps, public, private, self.perfect_recall)
+        sizes = [int(np.prod(shape)) for _, _, shape in pieces]
         self.tensor = np.zeros(sum(sizes), np.float32)
         self.dict: dict[str, np.ndarray] = {}
-        start = 0
-        for (name, shape), size in zip(pieces, sizes, strict=True):
-            self.dict[name] = self.tensor[start:start + size].reshape(shape)
-            start += size
-        self._observation = self.tensor[:obs.observation_size(num_players)]
+        self._copies: list[tuple[slice, slice]] = []  # AEC vector slice -> tensor slice
+        offset = 0
+        for (name, start, shape), size in zip(pieces, sizes, strict=True):
+            self.dict[name] = self.tensor[offset:offset + size].reshape(shape)
+            if start >= 0:
+                self._copies.append((slice(start, start + size), slice(offset, offset + size)))
+            offset += size
+        size = obs.observation_size(num_players)
+        self._whole = len(self._copies) == len(obs.layout(num_players))  # every section, in order
+        self._vector = self.tensor[:size] if self._whole else np.zeros(size, np.float32)
 
     def set_from(self, state: CommerceState, player: int) -> None:
         self.tensor.fill(0.0)
         game = state.engine
         if game is None:  # before the first deal: nothing is known yet
             return
-        obs.encode(game, player, out=self._observation)
+        obs.encode(game, player, out=self._vector)
+        if not self._whole:
+            for source, target in self._copies:
+                self.tensor[target] = self._vector[source]
         if self.perfect_recall and not game.awaiting_pack:
             self._write_events(game, player)
 
@@ -175,7 +195,8 @@ class CommerceObserver:
         for row, event in zip(rows, deal_events(game, seat), strict=False):  # deal_steps bounds a deal
             row[(event.actor - seat) % n] = 1.0
             row[kinds + _KIND_INDEX[event.kind]] = 1.0
-            for k, card in enumerate(event.cards[:2]):
+            named = event.cards if event.drawn is None else (*event.cards, event.drawn)  # R5.3: what he drew
+            for k, card in enumerate(named[:2]):
                 row[cards + k * CARD_FEATURES + (card >> 2)] = 1.0
                 row[cards + k * CARD_FEATURES + 13 + (card & 3)] = 1.0
 
@@ -183,7 +204,7 @@ class CommerceObserver:
         if self.perfect_recall:
             return state.information_text(player)
         self.set_from(state, player)
-        return observation_text(self.dict, self.num_players)
+        return observation_text(self.dict)
 
 
 def _cards(one_hot: np.ndarray) -> str:
@@ -195,16 +216,22 @@ def _slot_cards(slots: np.ndarray) -> str:
     return format_cards(cards) or "-"
 
 
-def observation_text(pieces: dict[str, np.ndarray], num_players: int) -> str:
+def observation_text(pieces: dict[str, np.ndarray]) -> str:
     """The observation in words, read back from its tensor pieces (so it shows nothing more, R11)."""
-    phase = PHASES[int(np.argmax(pieces["phase"]))] if pieces["phase"].any() else "-"
-    flags = pieces["flags"]
-    parts = [f"hand {_slot_cards(pieces['hand_slots'])}", f"table {_slot_cards(pieces['table_slots'])}",
-             f"phase {phase}", f"stock {round(float(flags[2]) * 52)}", f"pool {round(float(flags[3]) / obs.SCALE)}"]
+    parts = []
+    if "hand_slots" in pieces:
+        parts.append(f"hand {_slot_cards(pieces['hand_slots'])}")
+    if "table_slots" in pieces:
+        parts.append(f"table {_slot_cards(pieces['table_slots'])}")
+    if "phase" in pieces:
+        phase = PHASES[int(np.argmax(pieces["phase"]))] if pieces["phase"].any() else "-"
+        flags = pieces["flags"]
+        parts += [f"phase {phase}", f"stock {round(float(flags[2]) * 52)}",
+                  f"pool {round(float(flags[3]) / obs.SCALE)}"]
     for name in ("gave_left", "gave_right", "discarded"):
-        if pieces[name].any():
+        if name in pieces and pieces[name].any():
             parts.append(f"{name} {_cards(pieces[name])}")
-    for k, row in enumerate(pieces["players"]):
+    for k, row in enumerate(pieces.get("players", ())):
         marks = "".join(mark for mark, i in (("D", 3), (">", 4), ("x", 2), ("s", 5), ("p", 6)) if row[i])
         last = A.KINDS[int(np.argmax(row[7:7 + len(A.KINDS)]))] if row[7:7 + len(A.KINDS)].any() else "-"
         balance = round(float(row[0]) / obs.SCALE)

@@ -12,12 +12,23 @@ from .engine import BatchEngine
 
 
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
-                 **options: Any):
+                 resolver: Any = None, **options: Any):
     """An SB3 ``VecEnv`` of ``num_envs`` single-agent games over one :class:`BatchEngine`
-    (see :mod:`commerce_env.vector.vec_env`)."""
+    (see :mod:`commerce_env.vector.vec_env`).
+
+    ``opponents`` are objects with ``act_batch``, or specs (``"greedy"``, ``{"agent": "greedy",
+    "quantile": 0.7}``, ``"model:<path>"``) turned into them by ``resolver``; by default
+    :func:`agents.batched.batched_agent`, registered by ``import agents``
+    (:func:`commerce_env.policies.default_batched_resolver`); ``commerce_env`` imports no agent.
+    """
     from .vec_env import BatchVecEnv
 
-    return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, **options)
+    if resolver is None:  # what `import agents` registered (or the installed entry point's package)
+        from ..policies import default_batched_resolver
+
+        resolver = default_batched_resolver()
+    return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, resolver=resolver,
+                       **options)
 
 
 __all__ = ["BatchEngine", "make_vec_env"]

@@ -22,7 +22,9 @@ generators (seeded by ``seed``), not from the readable engine's.
 Opponent specs: objects with ``act_batch``, or anything ``resolver(spec,
 rules, num_players)`` turns into one (training passes
 :func:`agents.batched.batched_agent`); ``commerce_env`` itself imports
-nothing from ``agents``, so without a resolver only ``"random"`` is known.
+nothing from ``agents``, so this class without a resolver knows only
+``"random"``; :func:`commerce_env.vector.make_vec_env` passes
+``agents.batched.batched_agent`` by default.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class BatchVecEnv(VecEnv):
         self.seats = np.zeros(num_envs, dtype=np.int64)
         self._assigned = np.zeros((num_envs, num_players), dtype=np.int64)  # index into opponents()
         self._carry = np.zeros(num_envs, dtype=np.float64)
+        self._fresh = np.zeros(num_envs, dtype=np.bool_)  # the learner has not decided yet in this match
         self._actions: np.ndarray | None = None
 
     def _resolve(self, spec: Any, resolver: Callable[..., Any] | None) -> Any:
@@ -124,6 +127,17 @@ class BatchVecEnv(VecEnv):
 
     def opponents(self) -> list[Any]:
         return self.pool + self.snapshots
+
+    def _compiled(self) -> tuple[Any, np.ndarray] | None:
+        """The compiled opponent loop and each opponent's ``(kind, threshold, barter)`` (kind -1: none),
+        or None when no opponent runs compiled."""
+        play, specs = None, []
+        for opponent in self.opponents():
+            spec = opponent.compiled_spec(self.rules) if hasattr(opponent, "compiled_spec") else None
+            specs.append(spec if spec is not None else (-1, 0, 0))
+            if spec is not None:
+                play = play or opponent.play_compiled
+        return None if play is None else (play, np.asarray(specs, dtype=np.int64))
 
     def _draw_opponents(self, games: np.ndarray) -> None:
         """Per game and seat, an index into :meth:`opponents` for this episode."""
@@ -152,8 +166,10 @@ class BatchVecEnv(VecEnv):
             self._episodes[pending] += 1
             self._draw_opponents(pending)
             engine.reset_games(pending, dealer=self._rng.integers(0, self.num_players, size=len(pending)))
+            self._fresh[pending] = True
             self._carry[pending] = engine.rewards[pending, self.seats[pending]]
-            self._carry += self._play_opponents()
+            earned, redealt = self._play_opponents()
+            self._carry = np.where(redealt, earned, self._carry + earned)
             over = engine.over[pending]
             if not over.any():
                 return
@@ -161,17 +177,23 @@ class BatchVecEnv(VecEnv):
             self._episodes[pending] -= 1  # the same seat again, as CommerceEnv.reset
         raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
 
-    def _play_opponents(self) -> np.ndarray:
-        """Opponents move in every game until the learner decides or the match ends;
-        returns the learner's rewards meanwhile."""
+    def _play_opponents(self) -> tuple[np.ndarray, np.ndarray]:
+        """Opponents move in every game until the learner decides or the match ends.  Returns the
+        learner's rewards meanwhile, and which games the compiled loop dealt again (a fresh match
+        over before the learner's decision: their rewards are the new match's)."""
         engine = self.engine
         earned = np.zeros(self.num_envs)
+        redealt = np.zeros(self.num_envs, dtype=np.bool_)
         opponents = self.opponents()
+        compiled = self._compiled()
         while True:
+            if compiled is not None:  # random and greedy opponents move inside one compiled loop
+                play, specs = compiled
+                play(engine, self.seats, self._assigned, specs, earned, self._fresh, redealt)
             players = engine.current_player
             waiting = (players >= 0) & (players != self.seats)
             if not waiting.any():
-                return earned
+                return earned, redealt
             games = np.flatnonzero(waiting)
             seats = players[games]
             who = self._assigned[games, seats]
@@ -199,9 +221,10 @@ class BatchVecEnv(VecEnv):
     def step_wait(self):
         engine = self.engine
         engine.step(self._actions)
+        self._fresh[:] = False
         rewards = engine.rewards[self._all, self.seats] + self._carry
         self._carry[:] = 0.0
-        rewards += self._play_opponents()
+        rewards += self._play_opponents()[0]
         dones = engine.over.copy()
         infos: list[dict[str, Any]] = [{"seat": int(s)} for s in self.seats]
         finished = np.flatnonzero(dones)

@@ -151,7 +151,7 @@ function renderState() {
       const needsCard = CARD_VERBS.includes(verb);
       actions.append(el("button", {
         type: "button", class: needsCard ? "card-verb" : "", "data-verb": verb,
-        text: VERBS[verb] || verb, onclick: () => clickVerb(verb),
+        text: VERBS[verb] || verb, title: info.actions[verb] || "", onclick: () => clickVerb(verb),
       }));
     }
     if (verbs.some((v) => CARD_VERBS.includes(v))) {
@@ -159,6 +159,9 @@ function renderState() {
         ? "Click one of your cards and a table card, then exchange." : "Click one of your cards, then the action.";
     }
   }
+  $("help-rules").textContent = info.variants[state.scene.variant].help;
+  $("help-actions").replaceChildren(...[...new Set(state.legal.map((a) => a.verb))].map((verb) =>
+    el("li", {}, el("b", { text: VERBS[verb] || verb }), ` \u2014 ${info.actions[verb] || ""}`)));
   const since = $("since");
   since.replaceChildren(...state.since.map((line) => el("li", { text: line })));
   since.scrollTop = since.scrollHeight;
