@@ -51,7 +51,7 @@ class BatchedAgent:
 
 
 # ----------------------------------------------------------------- greedy
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _keep_score(a, b, ship, pips):
     pa, pb = pips[a >> 2], pips[b >> 2]
     if not ship and a >> 2 == b >> 2:
@@ -62,7 +62,7 @@ def _keep_score(a, b, ship, pips):
     return max(pa, pb)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _worst_slot(a, b, c, ship, pips):
     """The slot of the card whose loss leaves the most promising two cards (first of equals)."""
     s0, s1, s2 = _keep_score(b, c, ship, pips), _keep_score(a, c, ship, pips), _keep_score(a, b, ship, pips)
@@ -71,7 +71,7 @@ def _worst_slot(a, b, c, ship, pips):
     return 1 if s1 >= s2 else 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, variant, barter):
     """``agents.heuristics.greedy_action`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``."""
     ship = variant == K.V_SHIP
@@ -117,7 +117,7 @@ def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, 
     return stop
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, variant, barter):
     """:func:`_greedy_choice` for each row."""
     out = np.empty(len(phases), np.int64)
@@ -130,7 +130,7 @@ def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, variant
 KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _play_compiled(st, p, keys, pips, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
                    redealt):
     """Compiled opponents (random, greedy) move in every game until the learner's turn, the match's

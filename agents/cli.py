@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
                       "(names or model paths); repeated to fill the seats")
     play.add_argument("--players", type=int, default=None, help="default: you plus one seat per opponent")
-    play.add_argument("--seat", type=int, default=0, help="your seat (0 is the eldest of the first deal)")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
+                      "first, so you are the eldest hand and act first")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     play.set_defaults(func=play_command)
@@ -95,24 +96,33 @@ def arena_command(args: argparse.Namespace) -> int:
 
 
 def play_command(args: argparse.Namespace, read=input, write=print) -> int:
-    """A match in the terminal: the human in ``--seat``, agents elsewhere."""
+    """Matches in the terminal: the human in ``--seat``, agents elsewhere; "play again?" after each."""
     try:
-        return _play(args, read, write)
+        while True:
+            _play(args, read, write)
+            try:
+                again = read("Play again? [y/N] ")
+            except EOFError:
+                again = ""
+            if again.strip().lower() not in ("y", "yes"):
+                return 0
+            args.seed = None  # a new deal of the cards
     except (ValueError, TypeError) as error:
         print(f"commerce play: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: leave quietly
+        write("\nLeft the game.")
+        return 130
 
 
 def _play(args: argparse.Namespace, read, write) -> int:
-    from commerce_env.cards import format_cards
     from commerce_env.engine import new_game
-    from commerce_env.engine.base import SHOW
     from commerce_env.knowledge import masked
     from commerce_env.rules import make_rules
     from commerce_env.view import seat_view
 
-    from .human import HumanAgent, describe
-    from .specs import make_agent
+    from .human import HumanAgent, describe, fit
+    from .specs import make_agent, short_label
 
     opponents = _agents(args.opponents)
     players = args.players if args.players is not None else 1 + len(opponents)
@@ -126,32 +136,64 @@ def _play(args: argparse.Namespace, read, write) -> int:
     seats, k = [], 0
     for s in range(players):
         if s == you:
-            seats.append(HumanAgent(read=read, write=write, names=names))
+            seats.append(HumanAgent(read=read, write=write, names=names, news=False))  # moves are shown live
         else:
             seats.append(make_agent(opponents[k % len(opponents)], variant=rules.variant, num_players=players))
-            names[s] = f"player_{s} ({opponents[k % len(opponents)]})"
+            names[s] = f"player_{s} ({short_label(opponents[k % len(opponents)])})"
             k += 1
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    game = new_game(rules, players, rng=random.Random(seed))
+    # The seat on your right deals first, so you are the eldest hand and act first (R3.1): with
+    # seat 0 dealing, the others could knock before your first turn.
+    game = new_game(rules, players, dealer=(you - 1) % players, rng=random.Random(seed))
     for s, agent in enumerate(seats):
         agent.reset(s, players, rules, seed + s)
-    write(f"Commerce, {rules.variant}, {players} players, seed {seed}. You are seat {args.seat}.")
+    say = lambda text: write(fit(text))  # noqa: E731 - lines that fit the terminal
+    say(f"Commerce, {rules.variant}, {players} players, seed {seed}. You are seat {you}. "
+        "Type help or ? at your turn for the rules.")
+    deal = 0
+    shown = 0
     while not game.is_over():
+        if game.deals_dealt != deal and not game.shown:  # a new deal: its header before its moves
+            deal = game.deals_dealt
+            say(f"--- Deal {deal}, dealt by {names[game.dealer]} ---")
         seat = game.current_player
         action = int(seats[seat].act(seat_view(game, seat)))
         start = len(game.record)
         offer = game.offer
         game.apply(action)
-        bit = game.seat_bits[you]
         if seat != you:  # what you see of it (R11)
-            _, kind, cards, _ = masked(game.record[start], bit)
+            _, kind, cards, _ = masked(game.record[start], game.seat_bits[you])
             to_you = kind == "give" and offer is not None and offer[0] == you
-            write(f"{names[seat]}: {describe(kind, cards, to_you)}")
-        shown = [(s, cards) for s, kind, cards, _ in game.record[start:] if kind == SHOW]
-        if shown:  # R11: at the showdown all hands are shown
-            write("The hands are shown:")
-            for s, cards in shown:
-                write(f"  {names[s]}: {format_cards(cards)}")
-            write("Counters now: " + ", ".join(f"{names[s]} {game.counters[s]}" for s in range(players)))
-    write("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+            say(f"{names[seat]}: {describe(kind, cards, to_you)}")
+        showdowns = game.showdowns
+        for showdown in showdowns[shown:]:  # R11: at the showdown all hands are shown
+            _show(game, showdown, names, say)
+        shown = len(showdowns)
+    losers = [names[s] for s in game.match_losers]
+    out = [names[s] for s in range(players) if game.out[s]]
+    say("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
+    say((f"Lost: {', '.join(losers)}." if losers else "Nobody lost.") + (f" Out: {', '.join(out)}." if out else ""))
     return 0
+
+
+def _show(game, showdown, names: list[str], say) -> None:
+    """A showdown: every hand with its category, the winners, and what each won or paid."""
+    from commerce_env.cards import format_cards
+    from commerce_env.scene import plays_for_money
+
+    money = plays_for_money(game)
+    before, after = ((showdown.money_before, showdown.money_after) if money
+                     else (showdown.counters_before, showdown.counters_after))
+    say(f"Deal {showdown.deal}: the hands are shown:")
+    for s, hand in enumerate(showdown.hands):
+        if hand:
+            change = after[s] - before[s]
+            say(f"  {names[s]}: {format_cards(hand)} ({showdown.categories[s]})"
+                + (f"  {change:+d}" if change else "") + ("  WINS" if s in showdown.winners else ""))
+    winners = " and ".join(names[w] for w in showdown.winners)
+    unit = "money" if money else "lives" if game.rules.has_lives else "counters"
+    now = showdown.money_after if money else showdown.counters_after
+    category = showdown.categories[showdown.winners[0]]
+    best = "no combination" if category == "none" else f"a{'n' if category[0] in 'aeiou' else ''} {category}"
+    say(f"{winners} {'win' if len(showdown.winners) > 1 else 'wins'} with {best}."
+        f" {unit.capitalize()} now: " + ", ".join(f"{names[s]} {now[s]}" for s in range(game.num_players)))

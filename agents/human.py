@@ -10,15 +10,37 @@ with a message saying why, and the question is asked again.
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections.abc import Callable, Sequence
 
+from commerce_env import guide
 from commerce_env.cards import CARDS
+from commerce_env.engine import actions as A
 from commerce_env.engine.base import SHOW
 from commerce_env.view import SeatView, entry_text
 
 from .base import Agent
 
 FACE_DOWN = ("ready_money", "offer", "give")
+HELP_WORDS = ("help", "?", "h")
+
+
+def fit(text: str, width: int | None = None, indent: str = "    ") -> str:
+    """``text`` wrapped to the terminal's width at word boundaries (long lines only)."""
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    return "\n".join(textwrap.fill(line, width=max(40, width - 1), subsequent_indent=indent,
+                                   break_long_words=False, break_on_hyphens=False) if len(line) >= width else line
+                     for line in text.split("\n"))
+
+
+def help_text(view: SeatView) -> str:
+    """In-game help: the variant's rules in a few lines and what each of the choices now means."""
+    lines = [guide.variant_help(view.variant), "Your choices now:"]
+    for kind in dict.fromkeys(A.action_kind(a) for a in view.legal_actions):
+        lines.append(f"  {kind}: {guide.ACTIONS[kind]}")
+    lines.append("Type an action's number or its text (e.g. knock, offer 10H); help or ? shows this again.")
+    return "\n".join(lines)
 
 
 def describe(kind: str, cards: tuple, to_you: bool = False) -> str:
@@ -42,9 +64,10 @@ class HumanAgent(Agent):
     name = "human"
 
     def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-                 names: list[str] | None = None, seed: int | None = None):
+                 names: list[str] | None = None, seed: int | None = None, news: bool = True):
         self.read, self.write = read, write
         self.names = names
+        self.news = news  # show what happened since the last turn (off where each move is printed live)
         self.seen = 0  # history entries already shown
 
     def reset(self, seat, num_players, rules, seed=None) -> None:
@@ -62,9 +85,10 @@ class HumanAgent(Agent):
         lines = []
         if self.seen > len(history):  # a new match
             self.seen = 0
+        deal = max((i + 1 for i, entry in enumerate(history) if entry[1] == SHOW), default=0)  # this deal
         news = [f"  {self._name(s)}: {public_action_text(history, i, seat)}"
-                for i, (s, kind, _) in enumerate(history) if i >= self.seen and s != seat and kind != SHOW]
-        if news:
+                for i, (s, kind, _) in enumerate(history) if i >= max(self.seen, deal) and s != seat]
+        if news and self.news:
             lines += ["Since your last turn:", *news]
         lines.append(f"--- {view.variant}: deal {view.deals_dealt}, round {view.rounds_done + 1}, "
                      f"pool {view.pool}, dealer {self._name(view.dealer)} ---")
@@ -78,13 +102,15 @@ class HumanAgent(Agent):
             lines.append(f"Stock: {view.stock_size} cards")
         money = view.engine.plays_for_money
         unit = "lives" if view.rules.has_lives else "counters"
-        lines.append("Players: " + "; ".join(
-            f"{self._name(s)} {view.counters[s]} {unit}" + (f", money {view.money[s]}" if money else "")
-            + (" (out)" if view.out[s] else "") for s in range(view.num_players)))
-        lines.append("Your choices:")
+        lines.append("Players:")  # one line each: a list that wraps mid-name is hard to read
+        for s in range(view.num_players):
+            count = f"{view.counters[s]} {'life' if unit == 'lives' and view.counters[s] == 1 else unit}"
+            lines.append(f"  {self._name(s)}: {count}" + (f", money {view.money[s]}" if money else "")
+                         + (" (out)" if view.out[s] else "") + (" (dealer)" if s == view.dealer else ""))
+        lines.append("Your choices (type help or ? for the rules):")
         for action in view.legal_actions:
             lines.append(f"  {action:>2}  {view.action_text(action)}")
-        return "\n".join(lines)
+        return fit("\n".join(lines))
 
     def parse(self, view: SeatView, answer: str) -> int:
         """The legal action meant by ``answer`` (a number or a text); ``ValueError`` says why not."""
@@ -112,6 +138,9 @@ class HumanAgent(Agent):
                 answer = self.read("Your action (number or text): ")
             except EOFError:
                 raise SystemExit("input ended: leaving the game") from None
+            if answer.strip().lower() in HELP_WORDS:
+                self.write(fit(help_text(view)))
+                continue
             try:
                 action = self.parse(view, answer)
             except ValueError as error:

@@ -23,6 +23,21 @@ SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {age
               "or an Agent")
 
 
+def short_label(spec: Any) -> str:
+    """A short name for an agent spec: ``model:runs/foster/model`` is ``model model``, ``x/widow.json``
+    ``model widow``; a built-in name is itself."""
+    if isinstance(spec, Agent):
+        return getattr(spec, "name", type(spec).__name__)
+    if isinstance(spec, Mapping):
+        spec = spec.get("agent", "agent")
+    if isinstance(spec, str) and is_model_spec(spec):
+        from pathlib import PurePath
+
+        path = PurePath(spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec)
+        return f"model {(path.stem if path.suffix == '.json' else path.name) or path.parent.name}"
+    return str(spec)
+
+
 def is_model_spec(spec: str) -> bool:
     """A learned model: ``model:<path>`` or a path ending in ``.json``."""
     return spec.startswith(MODEL_PREFIX) or spec.endswith(".json")

@@ -28,6 +28,7 @@ _SECTIONS = (
     ("gave_left", 52), ("gave_right", 52), ("discarded", 52), ("phase", len(PHASES)),
     ("flags", 6),
 )
+_NO_KIND = len(A.KINDS)  # the `last_none` field, after the kinds
 PLAYER_FIELDS = ("counters", "money", "out", "dealer", "to_act", "stood", "passed") + tuple(
     f"last_{k}" for k in A.KINDS) + ("last_none",)
 
@@ -121,7 +122,8 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
             ones.append(base + 5)
         if other in passed:
             ones.append(base + 6)
-        ones.append(base + 7 + last_kind[other])  # -1 (nothing yet) is the last slot
+        kind = last_kind[other]
+        ones.append(base + 7 + (kind if kind >= 0 else _NO_KIND))  # nothing done yet: `last_none`
         base += PLAYER_FEATURES
     vector.put(ones, 1.0)
     vector.put(places, values)

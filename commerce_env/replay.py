@@ -74,8 +74,9 @@ class Replayed:
                 out.append(build_scene(state, viewer, self.names, showdown=False))
         return out
 
-    def lines(self, viewer: int | None = None) -> list[str]:
-        return history_lines(self.game.history, viewer, self.names)
+    def lines(self) -> list[str]:
+        """Every action of the match, every card named (a finished game hides nothing)."""
+        return history_lines(self.game.history, self.names)
 
 
 def record_game(game: Game, names: Sequence[str] | None = None) -> dict[str, Any]:

@@ -79,20 +79,14 @@ def card_text(card: int) -> str:
     return str(CARDS[card])
 
 
-def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int, viewer: int | None) -> str:
-    """The action ``history[index]`` as ``viewer`` knows it (R11), without the actor's name.
+def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int) -> str:
+    """The action ``history[index]`` with every card it names (full information), without the actor.
 
-    A face-down card is named only to its actor, and a given card also to the
-    trader who receives it; ``None`` sees everything.
+    What a seat knows of an action comes from its seat view instead (:class:`_Seat`, R11).
     """
-    actor, kind, cards = history[index]
-    if not cards:
+    _, kind, cards = history[index]
+    if None in cards:  # a card a sampled world's seat never saw (commerce_env.view.SeatView.sample_world)
         return kind
-    named = viewer is None or viewer == actor
-    if kind == "give" and index > 0 and history[index - 1][0] == viewer:
-        named = True  # R11: the trader takes the given card into his hand
-    if kind in FACE_DOWN_KINDS and (not named or None in cards):  # None: unknown in a sampled world
-        return f"{kind} (face down)"
     return " ".join([kind, *(card_text(c) for c in cards)])
 
 
@@ -139,7 +133,7 @@ class _Everything:
         self.rounds_done, self.deals_dealt = game.rounds_done, game.deals_dealt
 
     def action(self, index: int) -> str:
-        return action_text(self.actions, index, None)
+        return action_text(self.actions, index)
 
 
 class _Seat:
@@ -249,7 +243,6 @@ def _article(category: str) -> str:
     return f"an {category}" if category[0] in "aeiou" else f"a {category}"
 
 
-def history_lines(history: list[tuple[int, str, tuple[int, ...]]], viewer: int | None, names: list[str],
-                  start: int = 0) -> list[str]:
-    """``"name: text"`` of ``history[start:]`` as ``viewer`` knows it."""
-    return [f"{names[history[i][0]]}: {action_text(history, i, viewer)}" for i in range(start, len(history))]
+def history_lines(history: list[tuple[int, str, tuple[int, ...]]], names: list[str], start: int = 0) -> list[str]:
+    """``"name: text"`` of ``history[start:]``, every card named (finished games, replays)."""
+    return [f"{names[history[i][0]]}: {action_text(history, i)}" for i in range(start, len(history))]

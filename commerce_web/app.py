@@ -147,7 +147,7 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
         scenes = replayed.scenes(None)  # a finished game: everything is shown
         games = sum(1 for line in text.splitlines() if line.strip())
         return jsonify({"game": game, "games": games, "names": replayed.names,
-                        "scenes": [s.to_dict() for s in scenes], "lines": replayed.lines(None)})
+                        "scenes": [s.to_dict() for s in scenes], "lines": replayed.lines()})
 
     @app.errorhandler(RequestError)
     def bad_request(error: RequestError):

@@ -18,12 +18,12 @@ from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
-from commerce_env.engine.base import Game
+from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
 from commerce_env.rules import OPTIONS, VARIANTS, make_rules
-from commerce_env.scene import action_text, build_scene, plays_for_money, showdown_scene
+from commerce_env.scene import FACE_DOWN_KINDS, build_scene, plays_for_money, showdown_scene
 from commerce_env.view import public_text, seat_view
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
@@ -122,7 +122,7 @@ class Match:
                     raise RequestError(f"opponent {self.names[s]}: {error}") from None
         self.watchers = [(s, a) for s, a in enumerate(self.agents) if a is not None and _listens(a)]
         self.lock = threading.Lock()
-        self.since = 0  # history index of the human's last action + 1
+        self.since = 0  # the number of actions taken when the human last acted
         self.error = ""
         self._advance()
 
@@ -149,9 +149,8 @@ class Match:
         if action not in legal:
             choices = ", ".join(game.action_text(a, self.seat) for a in legal)
             raise RequestError(f"{text!r} is not allowed now; your choices: {choices}")
-        self.since = len(game.history)
         self._apply(self.seat, action)
-        self.since = len(game.history)
+        self.since = game.actions_taken
         self._advance()
 
     def _advance(self) -> None:
@@ -192,26 +191,31 @@ class Match:
         }
 
     def events(self, start: int) -> list[str]:
-        """What happened from history index ``start``: actions as the human knows them,
-        showdowns and new deals, in order."""
+        """What happened from action ``start`` on: actions as the human knows them (the engine's
+        record through :func:`commerce_env.view.public_text`, R11), showdowns and new deals, in order."""
         game = self.game
-        shown_at: dict[int, list[Showdown]] = {}
-        for shown in game.showdowns:
-            shown_at.setdefault(shown.actions, []).append(shown)
-        lines = []
-        for index in range(start, len(game.history) + 1):
-            for shown in shown_at.get(index, []):  # after action index - 1
-                lines.append(self._showdown_line(shown))
-                if game.deals_dealt > shown.deal:
-                    lines.append(f"Deal {shown.deal + 1}, dealt by {self.names[self._next_dealer(shown)]}.")
-            if index < len(game.history):
-                actor = game.history[index][0]
-                lines.append(f"{self.names[actor]}: {action_text(game.history, index, self.seat)}")
+        record = game.record
+        showdowns = iter(game.showdowns)
+        lines: list[str] = []
+        actions = 0
+        for index, (actor, kind, _, _) in enumerate(record):
+            if kind == DEAL:
+                if actions >= start:
+                    lines.append(f"Deal {sum(1 for e in record[:index + 1] if e[1] == DEAL)}, "
+                                 f"dealt by {self.names[actor]}.")
+            elif kind == SHOW:
+                if index + 1 == len(record) or record[index + 1][1] != SHOW:  # the showdown's last hand
+                    shown = next(showdowns)
+                    if actions >= start:
+                        lines.append(self._showdown_line(shown))
+            else:
+                if actions >= start:
+                    text = public_text(game, index, self.seat)
+                    if kind in FACE_DOWN_KINDS and text == kind:
+                        text += " (face down)"
+                    lines.append(f"{self.names[actor]}: {text}")
+                actions += 1
         return lines
-
-    def _next_dealer(self, shown: Showdown) -> int:
-        later = [s for s in self.game.showdowns if s.deal == shown.deal + 1]
-        return later[0].dealer if later else self.game.dealer
 
     def _showdown_line(self, shown: Showdown) -> str:
         hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({shown.categories[s]})"
@@ -234,13 +238,9 @@ class Match:
 
 def short_name(spec: str) -> str:
     """A short label: ``model:models/widow`` is ``model widow``."""
-    if spec.startswith("model:") or spec.endswith(".json"):
-        from pathlib import PurePath
+    from agents.specs import short_label
 
-        path = PurePath(spec[len("model:"):] if spec.startswith("model:") else spec)
-        stem = path.stem if path.suffix == ".json" else path.name
-        return f"model {stem or path.parent.name}"
-    return spec
+    return short_label(spec)
 
 
 def _listens(agent: Any) -> bool:

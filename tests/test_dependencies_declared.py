@@ -31,7 +31,9 @@ PYPROJECT = ROOT / "pyproject.toml"
 ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env": (),
     "agents": (),
-    "agents/learned.py": ("train",),  # reads safetensors / torch weights, opens trusted SB3 zips
+    "agents/learned.py": ("train",),  # the numpy policy (imports of its format's modules below)
+    "agents/model_files.py": ("train",),  # reads safetensors / torch weights
+    "agents/sb3_models.py": ("train",),  # opens trusted SB3 zips
     "commerce_env/frames.py": ("render", "video"),  # rgb_array frames (Pillow); MP4 replays (imageio)
     "commerce_web": ("web",),  # the web app (`commerce serve`)
     "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)

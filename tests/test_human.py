@@ -54,7 +54,7 @@ def test_view_shows_own_hand_table_counters_and_hides_face_down_cards():  # R11
     view = written[0]
     assert "Your hand (player_0): 2♣(2C) A♥(AH) A♠(AS)" in view
     assert "player_3: keep_hand" in view
-    assert "player_0 2 lives" in view  # three lives, one anted (R6.1)
+    assert "  player_0: 2 lives" in view  # three lives, one anted (R6.1); one line per player
 
     trade = new_game(make_rules("trade_barter"), 4, rng=random.Random(5))
     seat = trade.current_player
@@ -77,8 +77,8 @@ def test_play_command_runs_a_match_from_scripted_stdin(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "Not accepted" in out  # "hello" refused
-    assert "The hands are shown:" in out
-    assert "Match over. Returns:" in out
+    assert "Deal 1: the hands are shown:" in out
+    assert "Match over." in out and "Returns:" in out
 
 
 def test_play_command_refuses_a_bad_seat(capsys):
@@ -86,3 +86,94 @@ def test_play_command_refuses_a_bad_seat(capsys):
 
     assert main(["play", "--opponents", "greedy", "--seat", "5"]) == 2
     assert "--seat must be a seat from 0 to 1" in capsys.readouterr().err
+
+
+def _play(monkeypatch, capsys, lines, *args):
+    from training.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", *args])
+    return code, capsys.readouterr().out
+
+
+def test_help_explains_the_variant_and_the_choices(monkeypatch, capsys):
+    code, out = _play(monkeypatch, capsys, ["help", "?", "0"] * 10, "--variant", "trade_barter",
+                      "--opponents", "greedy", "--seed", "3")
+    assert code == 0 and "Not accepted" not in out  # help is no bad input
+    assert out.count("Trade and barter (R5)") >= 2
+    assert "knock: stop all trading" in out and "offer: offer <card>" in out
+
+
+def test_you_act_first_and_each_deal_is_announced_before_its_moves(monkeypatch, capsys):
+    # With seat 0 dealing, greedy (the eldest) could knock before the human ever played (R3.1).
+    for seat in (0, 1):
+        code, out = _play(monkeypatch, capsys, ["0"] * 20, "--variant", "trade_barter", "--opponents", "greedy",
+                          "--seat", str(seat), "--seed", "1")
+        lines = out.splitlines()
+        header = next(i for i, line in enumerate(lines) if line.startswith("--- Deal 1, dealt by player_"))
+        assert lines[header + 1].startswith("--- widow") is False
+        assert "Your choices" in "\n".join(lines[header:header + 12])  # the human's turn comes first
+        assert not any(line.startswith("player_") and ":" in line for line in lines[1:header])
+
+
+def test_showdowns_name_categories_winners_and_payments(monkeypatch, capsys):
+    code, out = _play(monkeypatch, capsys, ["6", "0"] * 40, "--variant", "widow", "--opponents", "greedy",
+                      "--players", "3", "--seed", "5", "--option", "deals=2")
+    assert code == 0
+    assert "Deal 1: the hands are shown:" in out and "Deal 2: the hands are shown:" in out
+    shown = out.split("Deal 1: the hands are shown:")[1].splitlines()
+    assert any(" WINS" in line and "(" in line for line in shown[:4])  # a hand, its category, the winner
+    assert " wins with a" in out and "Lives now: " in out
+    assert "Match over. Returns: " in out
+    assert "Lost: " in out or "Nobody lost." in out  # who pays at the match's end
+
+
+def test_since_your_last_turn_does_not_repeat_the_live_moves_or_span_deals(monkeypatch, capsys):
+    code, out = _play(monkeypatch, capsys, ["6", "3", "0"] * 40, "--variant", "widow", "--opponents",
+                      "greedy", "--players", "3", "--seed", "2", "--option", "deals=3")
+    assert code == 0 and "Since your last turn" not in out  # every move is printed as it is made
+    game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
+    game.apply(A.KEEP_HAND)
+    game.apply(A.KNOCK)  # deal 1 ends; deal 2: its dealer (seat 0) chooses blind
+    human, written = _scripted("keep_hand")
+    human.act(seat_view(game, 0))
+    assert "Since your last turn" not in written[0]  # the knock belongs to the deal before
+
+
+def test_ctrl_c_leaves_without_a_traceback(capsys):
+    import argparse
+
+    from agents.cli import play_command
+
+    def interrupt(prompt):
+        raise KeyboardInterrupt
+
+    args = argparse.Namespace(variant="old_game", opponents="greedy", players=None, seat=0, seed=1, option=None)
+    written = []
+    assert play_command(args, read=interrupt, write=written.append) == 130
+    assert written[-1].strip() == "Left the game."
+
+
+def test_play_again(monkeypatch, capsys):
+    code, out = _play(monkeypatch, capsys, ["stand", "y", "stand", "n"], "--variant",
+                      "old_game", "--opponents", "greedy", "--seed", "4")
+    assert code == 0
+    assert out.count("Match over.") == 2 and out.count("Play again?") == 2
+
+
+def test_model_opponents_get_short_labels():
+    from agents.specs import short_label
+
+    assert short_label("model:runs/foster/model") == "model model"
+    assert short_label("model:models/widow") == "model widow"
+    assert short_label("exports/widow.json") == "model widow"
+    assert short_label("greedy") == "greedy"
+
+
+def test_lines_fit_the_terminal():
+    from agents.human import fit
+
+    text = "Players: " + "; ".join(f"player_{s} (expected_value) 3 lives" for s in range(8))
+    wrapped = fit(text, width=60).splitlines()
+    assert len(wrapped) > 1 and all(len(line) < 60 for line in wrapped)
+    assert all(not line.endswith("expected_") for line in wrapped)  # never mid-word

@@ -196,3 +196,20 @@ def test_arena_never_replaces_files_in_a_users_folder_without_being_told(tmp_pat
     run_arena(["random", "greedy"], variant="trade_barter", num_players=2, games=4, progress=False,
               out_dir=tmp_path, overwrite=True)
     assert mine.read_text().startswith("# Arena") and (tmp_path / "other.txt").read_text() == "keep"
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "old_game", "widow"])
+def test_a_player_who_has_not_acted_is_last_none_not_passed(variant):
+    # R8.2 / R6.3: `passed` means a pass; before anyone acts, every block says `last_none`.
+    from commerce_env.engine.actions import KINDS
+    from commerce_env.observation import PLAYER_FEATURES, PLAYER_FIELDS
+
+    env = commerce_env.raw_env(variant=variant, num_players=3)
+    env.reset(seed=0)
+    vector = env.observe(env.agent_selection)["observation"]
+    start = dict((name, begin) for name, begin, _ in obs.layout(3))["players"]
+    for k in range(3):
+        block = vector[start + k * PLAYER_FEATURES:start + (k + 1) * PLAYER_FEATURES]
+        assert block[PLAYER_FIELDS.index("passed")] == 0.0
+        assert block[PLAYER_FIELDS.index("last_none")] == 1.0
+        assert block[7:7 + len(KINDS)].sum() == 0.0

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 safetensors_torch = pytest.importorskip("safetensors.torch")
 
-import agents.learned as learned  # noqa: E402
+import agents.model_files as model_files  # noqa: E402
 from agents.learned import expected_shapes, load_agent, make_meta, save_model  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
@@ -133,7 +133,7 @@ def test_an_oversized_weights_file_is_refused_before_it_is_hashed(tmp_path, monk
     weights = folder / "weights.pt"
     with open(weights, "ab") as handle:
         handle.truncate(64 << 20)
-    monkeypatch.setattr(learned, "_sha256", lambda path: pytest.fail("hashed an oversized file"))
+    monkeypatch.setattr(model_files, "_sha256", lambda path: pytest.fail("hashed an oversized file"))
     refused(folder, weights, "bytes")
 
 
@@ -147,7 +147,7 @@ def test_a_symlinked_weights_file_is_refused_before_it_is_opened(tmp_path, monke
     opened = []
     real_open = open
     monkeypatch.setattr("builtins.open", lambda file, *a, **k: (opened.append(str(file)), real_open(file, *a, **k))[1])
-    monkeypatch.setattr(learned, "_sha256", lambda path: pytest.fail("hashed a file outside the folder"))
+    monkeypatch.setattr(model_files, "_sha256", lambda path: pytest.fail("hashed a file outside the folder"))
     refused(folder, folder / name, "symbolic link")
     assert not any(str(outside) in path for path in opened)
 

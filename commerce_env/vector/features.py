@@ -18,7 +18,7 @@ from ..single_agent import HandStrength
 from .engine import ship_key_table
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_at, discarded_at):
     seen = np.zeros(52, np.bool_)
     hand = np.empty(3, np.int64)
