@@ -76,31 +76,19 @@ def default_resolver() -> Resolver | None:
     so ``gymnasium.make("commerce/Commerce-v0", opponents=["greedy"])`` works without an
     ``import agents``, while this package imports nothing of theirs (as Gymnasium's env plugins)."""
     if _default is None:
-        from importlib.metadata import entry_points
-
-        for entry in sorted(entry_points(group=RESOLVER_ENTRY_POINTS), key=lambda e: e.name):
-            register_resolver(entry.load())
-            break
+        found = entry_point_resolver(RESOLVER_ENTRY_POINTS)
+        if found is not None:
+            register_resolver(found)
     return _default
 
 
-_batched_default: Resolver | None = None
+def entry_point_resolver(group: str) -> Resolver | None:
+    """The first (by name) resolver an installed package offers in the entry-point ``group``."""
+    from importlib.metadata import entry_points
 
-
-def register_batched_resolver(resolver: Resolver) -> None:
-    """The default resolver of batched opponent specs for :func:`commerce_env.vector.make_vec_env`
-    (``import agents`` registers :func:`agents.batched.batched_agent`, loaded when first used)."""
-    if not callable(resolver):
-        raise TypeError(f"a resolver is a function spec -> batched policy, got {resolver!r}")
-    global _batched_default
-    _batched_default = resolver
-
-
-def default_batched_resolver() -> Resolver | None:
-    """The registered resolver of batched opponent specs, or None."""
-    if _batched_default is None:
-        default_resolver()  # loading the entry point imports agents, which registers both
-    return _batched_default
+    for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+        return entry.load()
+    return None
 
 
 def is_policy(obj: Any) -> bool:

@@ -10,6 +10,8 @@ from typing import Any
 
 from .engine import BatchEngine
 
+BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
+
 
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
                  resolver: Any = None, **options: Any):
@@ -18,15 +20,15 @@ def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any =
 
     ``opponents`` are objects with ``act_batch``, or specs (``"greedy"``, ``{"agent": "greedy",
     "quantile": 0.7}``, ``"model:<path>"``) turned into them by ``resolver``; by default
-    :func:`agents.batched.batched_agent`, registered by ``import agents``
-    (:func:`commerce_env.policies.default_batched_resolver`); ``commerce_env`` imports no agent.
+    :func:`agents.batched.batched_agent`, found through the ``commerce_rl.batch_resolvers``
+    entry point (as the single-agent env finds :func:`agents.make_agent`).
     """
     from .vec_env import BatchVecEnv
 
-    if resolver is None:  # what `import agents` registered (or the installed entry point's package)
-        from ..policies import default_batched_resolver
+    if resolver is None:  # the batched agents' resolver, found as a plugin: commerce_env imports no agent
+        from ..policies import entry_point_resolver
 
-        resolver = default_batched_resolver()
+        resolver = entry_point_resolver(BATCH_RESOLVER_ENTRY_POINTS)
     return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, resolver=resolver,
                        **options)
 
