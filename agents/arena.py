@@ -196,7 +196,8 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
         if backend == "ray":
             from .arena_ray import play_groups
 
-            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address):
+            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address,
+                                    worker=(_init_worker, _play_group)):
                 yield item
                 bar.advance()
         elif workers == 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +38,16 @@ def model_files(spec: str) -> dict[str, bytes]:
 
 
 def _play_chunk(lineup: list[str], models: dict[str, dict[str, bytes]], variant: str, options: dict[str, Any],
-                num_players: int, seed: int, duplicate: bool, groups: list[int]) -> tuple[str, list]:
-    """On a worker: rebuild the agents from their specs, then play ``groups`` as the local arena does;
-    returns the node's id and the groups' games."""
+                num_players: int, seed: int, duplicate: bool, groups: list[int],
+                worker: tuple[Callable, Callable]) -> tuple[str, list]:
+    """On a worker: rebuild the agents from their specs, then play ``groups`` as the local arena does
+    (``worker``: the arena's ``(init_worker, play_group)``, passed in so that this module does not
+    import the arena that imports it); returns the node's id and the groups' games."""
     import ray
 
     from commerce_env.rules import make_rules
 
-    from . import arena
+    init_worker, play_group = worker
 
     with tempfile.TemporaryDirectory(prefix="commerce-arena-") as folder:
         local = []
@@ -58,14 +60,17 @@ def _play_chunk(lineup: list[str], models: dict[str, dict[str, bytes]], variant:
                 spec = f"model:{target}"
             local.append(spec)
         rules = make_rules(variant, **{k: v for k, v in options.items() if k != "variant"})
-        arena._init_worker(local, rules, num_players, seed, duplicate)
-        return ray.get_runtime_context().get_node_id(), [arena._play_group(group) for group in groups]
+        init_worker(local, rules, num_players, seed, duplicate)
+        return ray.get_runtime_context().get_node_id(), [play_group(group) for group in groups]
 
 
 def play_groups(lineup: Sequence[Any], rules: Any, num_players: int, seed: int, groups: int, duplicate: bool,
-                address: str | None = None, nodes: set[str] | None = None) -> Iterator[tuple[int, list]]:
+                address: str | None = None, nodes: set[str] | None = None,
+                worker: tuple[Callable, Callable] | None = None) -> Iterator[tuple[int, list]]:
     """``(group, games)`` for every group, as Ray tasks finish them (in any order); ``nodes``, if
     given, collects the ids of the nodes that played."""
+    if worker is None:
+        raise TypeError("play_groups needs worker=(init_worker, play_group), the arena's (agents.arena)")
     if any(isinstance(spec, Agent) or not isinstance(spec, str) for spec in lineup):
         raise ValueError("the Ray backend takes agents as specs (names or model:<path>), not Agent objects")
     specs = list(lineup)
@@ -79,7 +84,7 @@ def play_groups(lineup: Sequence[Any], rules: Any, num_players: int, seed: int, 
         task = ray.remote(num_cpus=1)(_play_chunk)
         shared = [ray.put(specs), ray.put(models)]
         pending = [task.remote(*shared, rules.variant, rules.options(), num_players, seed, duplicate,
-                               list(range(first, min(first + size, groups))))
+                               list(range(first, min(first + size, groups))), worker)
                    for first in range(0, groups, size)]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)

@@ -71,7 +71,7 @@ class LearnedAgent(Agent):
         self.features = list(meta.get("features", []))
         self.feature_builders = []
         if self.features:
-            from commerce_env.single_agent import feature_builders
+            from commerce_env.features import feature_builders
 
             rules = make_rules(self.variant, **{k: v for k, v in meta["rules"].items() if k != "variant"})
             self.feature_builders = feature_builders(self.features, rules, self.num_players)

@@ -25,7 +25,7 @@ FORMAT_VERSION = 1
 MODEL_JSON = "model.json"
 ACTIVATIONS = ("tanh", "relu")
 WEIGHT_FILES = ("weights.safetensors", "weights.pt")
-FEATURE_SIZES = {"hand_strength": 20}  # commerce_env.single_agent.FEATURES, sizes known without building them
+FEATURE_SIZES = {"hand_strength": 20}  # commerce_env.features.FEATURES, sizes known without building them
 # The largest network a model file may describe; training configs are held to the same limits
 # (training.config), so that a run never trains what it could not save and load back.
 MAX_HIDDEN_LAYERS = 16

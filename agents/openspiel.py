@@ -23,7 +23,7 @@ import pyspiel
 
 import commerce_env.openspiel as cos
 from commerce_env.engine.base import Game
-from commerce_env.policies import listens
+from commerce_env.policies import listens, resolve
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView, pending_text, seat_view
 
@@ -218,9 +218,8 @@ class AgentBot(pyspiel.Bot):
 
     def __init__(self, agent: Agent | str, player_id: int, seed: int | None = None):
         pyspiel.Bot.__init__(self)
-        from .specs import make_agent
-
-        self.agent = make_agent(agent) if isinstance(agent, str) else agent
+        # A spec goes through the resolver that `import agents` registered (agents.make_agent).
+        self.agent = resolve(agent, None, variant=None, num_players=None)
         self.seat = player_id
         self.seed = seed
 

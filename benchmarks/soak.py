@@ -3,7 +3,7 @@
 ``python -m benchmarks.soak [--decisions N] [--seed S]`` plays random matches
 (random variant, option set of RULES.md R12, player count and dealer) through
 the engine, and checks at every decision the invariants of
-``tests/strategies.py`` (R4.3 counters and money conserved, R1.5 every card in
+``commerce_env/invariants.py`` (R4.3 counters and money conserved, R1.5 every card in
 exactly one place, R9.3-R9.4 lives, the mask, R4.4 a bounded deal).  It also
 checks, at a sample of decisions, that an illegal action is refused with the
 state unchanged and that the observation and mask of a seat do not change
@@ -20,26 +20,17 @@ import sys
 import time
 import traceback
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from strategies import (  # noqa: E402 - tests/ holds the shared invariant checks
-    ZERO_SUM_PER_DEAL,
-    deal_decision_bound,
-    invariant_violations,
-    snapshot,
-)
-
-from commerce_env.engine import IllegalActionError, new_game  # noqa: E402
-from commerce_env.engine.actions import NUM_ACTIONS  # noqa: E402
-from commerce_env.hands import COMBINATIONS  # noqa: E402
-from commerce_env.observation import encode  # noqa: E402
-from commerce_env.rules import OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules  # noqa: E402
-from commerce_env.view import seat_view  # noqa: E402
+from commerce_env.engine import IllegalActionError, new_game
+from commerce_env.engine.actions import NUM_ACTIONS
+from commerce_env.hands import COMBINATIONS
+from commerce_env.invariants import ZERO_SUM_PER_DEAL, deal_decision_bound, invariant_violations, snapshot
+from commerce_env.observation import encode
+from commerce_env.rules import OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules
+from commerce_env.view import seat_view
 
 REFUSAL_RATE = 0.01  # share of decisions where an unmasked action is tried and the state compared
 REDEAL_RATE = 0.005  # share of decisions where the hidden cards are re-dealt (R11)

@@ -76,12 +76,19 @@ def default_resolver() -> Resolver | None:
     so ``gymnasium.make("commerce/Commerce-v0", opponents=["greedy"])`` works without an
     ``import agents``, while this package imports nothing of theirs (as Gymnasium's env plugins)."""
     if _default is None:
-        from importlib.metadata import entry_points
-
-        for entry in sorted(entry_points(group=RESOLVER_ENTRY_POINTS), key=lambda e: e.name):
-            register_resolver(entry.load())
-            break
+        found = entry_point_resolver(RESOLVER_ENTRY_POINTS)
+        if found is not None:
+            register_resolver(found)
     return _default
+
+
+def entry_point_resolver(group: str) -> Resolver | None:
+    """The first (by name) resolver an installed package offers in the entry-point ``group``."""
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+        return entry.load()
+    return None
 
 
 def is_policy(obj: Any) -> bool:

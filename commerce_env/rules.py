@@ -8,7 +8,7 @@ and rejects unknown options, options of another variant and bad values with a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -230,4 +230,4 @@ def resolve_rules(variant: str | None, config: Any, options: dict[str, Any]) -> 
     return rules, extra
 
 
-__all__ = ["Rules", "make_rules", "load_rules", "resolve_rules", "with_options", "VARIANTS", "replace"]
+__all__ = ["Rules", "make_rules", "load_rules", "resolve_rules", "with_options", "VARIANTS"]

@@ -85,6 +85,8 @@ def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int) -> 
     What a seat knows of an action comes from its seat view instead (:class:`_Seat`, R11).
     """
     _, kind, cards = history[index]
+    if None in cards:  # a card a sampled world's seat never saw (commerce_env.view.SeatView.sample_world)
+        return kind
     return " ".join([kind, *(card_text(c) for c in cards)])
 
 

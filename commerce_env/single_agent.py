@@ -51,13 +51,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID, register_gymnasium
+from . import GYM_ENV_ID
 from . import observation as obs
 from .engine import actions as A
 from .engine import new_game
 from .engine.base import Game
+from .features import FEATURES, HandStrength, feature_builders  # noqa: F401 - re-exported (their old home)
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
-from .rules import Rules, resolve_rules
+from .rules import resolve_rules
 from .view import public_text, seat_view
 
 ENV_ID = GYM_ENV_ID
@@ -66,90 +67,6 @@ RESET_OPTIONS = ("deck", "decks", "dealer", "seat")
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
 MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
-
-
-class HandStrength:
-    """Extra observation features computed from the observation vector alone (R11-safe).
-
-    ``hand_strength`` appends 20 numbers to the AEC observation: the hand's
-    percentile among all 22,100 hands (``q``) and ``q ** (players - 1)``, its
-    R2 category (one-hot of 6), the mean percentile after replacing each of
-    its three cards by an unseen card (3), and the percentile after each of
-    the nine exchanges with the face-up table (9, zero without a table).  It
-    reads only the observer's hand, the face-up table and its own discards
-    from the vector, so a model can rebuild it at play time
-    (:class:`agents.learned.LearnedAgent`).  The key tables are the engine's.
-    """
-
-    name = "hand_strength"
-    size = 20
-
-    def __init__(self, rules: Rules, num_players: int):
-        from itertools import combinations
-
-        from .hands import key_array
-
-        self.ship = rules.variant == "my_ship_sails"
-        self.table = None if self.ship else key_array(rules.combinations)
-        triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
-        sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
-        # percentile of every possible key among all hands (ties count half): one lookup per hand
-        values = np.arange(int(sorted_keys[-1]) + 1)
-        below = np.searchsorted(sorted_keys, values, side="left")
-        above = np.searchsorted(sorted_keys, values, side="right")
-        self.percentile = ((below + above) / (2.0 * len(sorted_keys))).astype(np.float32)
-        self.opponents = num_players - 1
-        sections = {name: start for name, start, _ in obs.layout(num_players)}
-        self.hand_at, self.table_at = sections["hand"], sections["table_slots"]
-        self.discarded_at = sections["discarded"]
-
-    def keys(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-        if not self.ship:
-            return self.table[a * 2704 + b * 52 + c]
-        from .cards import RANK_PIPS
-
-        pips = np.asarray(RANK_PIPS)
-        sa, sb, sc = a & 3, b & 3, c & 3
-        pa, pb, pc = pips[a >> 2], pips[b >> 2], pips[c >> 2]
-        return np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
-                         [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
-
-    def __call__(self, vector: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.size, dtype=np.float32)
-        hand = np.flatnonzero(vector[self.hand_at:self.hand_at + 52])
-        if len(hand) != 3:
-            return out
-        key = int(self.keys(hand[0:1], hand[1:2], hand[2:3])[0])
-        q = float(self.percentile[key])
-        out[0], out[1] = q, q ** self.opponents
-        category = (5 if key >= 100 else int(key > 0)) if self.ship else key // 1000
-        out[2 + category] = 1.0
-        slots = vector[self.table_at:self.table_at + 51].reshape(3, 17)
-        table = [int(np.argmax(s[:13])) * 4 + int(np.argmax(s[13:])) for s in slots if s.any()]
-        seen = vector[self.discarded_at:self.discarded_at + 52] > 0
-        seen[hand] = True
-        seen[table] = True
-        unseen = np.flatnonzero(~seen)
-        kept_a, kept_b = hand[[1, 0, 0]], hand[[2, 2, 1]]  # the two cards kept when slot 0, 1, 2 goes
-        n = len(unseen)
-        if n:
-            keys = self.keys(np.repeat(kept_a, n), np.repeat(kept_b, n), np.tile(unseen, 3))
-            out[8:11] = self.percentile[keys].reshape(3, n).mean(axis=1)
-        if len(table) == 3:  # own slot i for table slot j at 11 + 3i + j
-            keys = self.keys(np.repeat(kept_a, 3), np.repeat(kept_b, 3), np.tile(np.asarray(table), 3))
-            out[11:20] = self.percentile[keys]
-        return out
-
-
-FEATURES = {HandStrength.name: HandStrength}
-
-
-def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> list:
-    """The extra-feature functions named by ``names`` (see :data:`FEATURES`)."""
-    unknown = [n for n in names if n not in FEATURES]
-    if unknown or isinstance(names, str):
-        raise ValueError(f"unknown observation features {unknown or names!r}; choose from {', '.join(FEATURES)}")
-    return [FEATURES[n](rules, num_players) for n in names]
 
 
 class CommerceEnv(gymnasium.Env):
@@ -387,5 +304,3 @@ def _copy_rng(rng: random.Random) -> random.Random:
     copy.setstate(rng.getstate())
     return copy
 
-
-register = register_gymnasium  # importing commerce_env has registered the id already

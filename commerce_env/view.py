@@ -69,6 +69,7 @@ class SeatView:
     observation: np.ndarray  # the AEC env's vector (commerce_env.observation.encode)
     action_mask: np.ndarray  # int8, all zeros unless it is this seat's turn
     _deal: tuple  # this seat's record of the current deal: for sample_world
+    _past: tuple  # this seat's record of the earlier deals (None: a card it did not see)
     _state: tuple  # the engine's public fields, sorted by name: for sample_world
 
     # ---------------------------------------------------------------- access
@@ -120,8 +121,9 @@ class SeatView:
         The cards hidden from the seat (other hands, the stock, face-down
         discards, an offered card and, before his choice, the widow dealer's
         own hand) are dealt anew with ``rng``; later deals are shuffled from a
-        fresh generator drawn from ``rng``.  The world's record starts at the
-        current deal.
+        fresh generator drawn from ``rng``.  The record of earlier deals is
+        this seat's: a card it did not see there is ``None`` (nothing in play
+        depends on earlier deals).
         """
         if self.phase == OVER:
             raise ValueError("the match is over: nothing is hidden any more")
@@ -132,7 +134,8 @@ class SeatView:
                               self.rules.discard == "bottom", engine.flush_ends_deal,
                               make_pack(self.rules.deck_size), rng)
         hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
-        state.update(rng=world_rng, decks=[], record=sampled.record, deal_start=1, hands=hands,
+        state.update(rng=world_rng, decks=[], record=[*self._past, *sampled.record],
+                     deal_start=len(self._past) + 1, hands=hands,
                      table=sampled.table, stock=sampled.stock, discards=sampled.discards,
                      offer=sampled.offer if self.offer_from is not None else None, _legal_cache=None,
                      position={s: i for i, s in enumerate(self.order)}, _stop_after_deal=False)
@@ -214,4 +217,4 @@ def seat_view(game: Game, seat: int) -> SeatView:
         history=tuple([(s, kind, cards) for s, kind, cards, _ in full if kind != DEAL]),
         legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
-        _deal=tuple(deal), _state=state)
+        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)

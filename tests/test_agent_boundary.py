@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pickle
 import random
-from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -277,12 +276,7 @@ def test_a_sampled_world_looks_the_same_to_the_seat(variant, options):  # R11, f
             seat = game.current_player
             view = seat_view(game, seat)
             world = view.sample_world(rng)
-            again = seat_view(world, seat)
-            start = len(view.history) - len(again.history)  # the world's record starts at this deal
-            assert view.history[start:] == again.history
-            for field in fields(SeatView):  # everything else is the same, to the byte
-                if field.name != "history":
-                    assert pickle.dumps(getattr(again, field.name)) == pickle.dumps(getattr(view, field.name))
+            assert pickle.dumps(seat_view(world, seat)) == pickle.dumps(view)  # the same, to the byte
             assert world.total_value() == game.total_value()
             game.apply(rng.choice(game.legal_actions()))
 

@@ -10,6 +10,7 @@ from pettingzoo.utils import wrappers
 
 import commerce_env
 from commerce_env import observation as obs
+from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
 from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
@@ -62,7 +63,8 @@ def plain_encode(game, seat):
         vector[base + 4] = float(other == game.to_act)
         vector[base + 5] = float(other in getattr(game, "stood", ()))
         vector[base + 6] = float(other in getattr(game, "passed", ()))
-        vector[base + 7 + game.last_kind[other]] = 1.0
+        kind = game.last_kind[other]
+        vector[base + obs.PLAYER_FIELDS.index("last_none" if kind < 0 else f"last_{A.KINDS[kind]}")] = 1.0
     return vector
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import agents  # noqa: F401 - registers the resolver of opponent specs ("random", ...)
 import commerce_env
 from commerce_env.engine import new_game
+from commerce_env.engine.base import DEAL, SHOW
 from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import seat_view
 
@@ -70,10 +71,11 @@ def _twin(game, seat: int, rng: random.Random):
     the earlier deals' packs and actions, then the deal a sampled world of the seat's view holds
     (R11), replayed through the engine."""
     world = seat_view(game, seat).sample_world(rng)
-    earlier = len(game.history) - len(world.history)  # the world's record starts at its deal
+    # the actions of earlier deals (the world keeps them, their hidden cards unknown) come from the game
+    earlier = sum(1 for _, kind, _, _ in game.record[:game.deal_start] if kind not in (DEAL, SHOW))
     twin = new_game(game.rules, game.num_players, decks=[*game.packs_dealt[:-1], world.deal_pack],
                     dealer=game.first_dealer, rng=random.Random(0))
-    for actor, text in [*game.history_texts()[:earlier], *world.history_texts()]:
+    for actor, text in [*game.history_texts()[:earlier], *world.history_texts()[earlier:]]:
         twin.apply(twin.action_from_text(text, actor))
     return twin
 

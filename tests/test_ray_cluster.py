@@ -37,7 +37,7 @@ def test_arena_runs_across_both_nodes_with_the_local_result(two_nodes):
     rules = make_rules("trade_barter")
     nodes: set[str] = set()
     lineup = ["greedy", "random"]
-    games = dict(arena_ray.play_groups(lineup, rules, 4, 9, 16, True, nodes=nodes))
+    games = dict(arena_ray.play_groups(lineup, rules, 4, 9, 16, True, nodes=nodes, worker=(_init_worker, _play_group)))
     assert len(nodes) == 2  # tasks ran on both nodes
     _init_worker(lineup, rules, 4, 9, True)
     assert games == dict(_play_group(g) for g in range(16))

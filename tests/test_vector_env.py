@@ -20,9 +20,9 @@ from agents.heuristics import GreedyAgent  # noqa: E402
 from agents.learned import LearnedAgent, expected_shapes  # noqa: E402
 from commerce_env.cards import make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
+from commerce_env.features import HandStrength  # noqa: E402
 from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
-from commerce_env.single_agent import HandStrength  # noqa: E402
 from commerce_env.vector import BatchEngine, make_vec_env  # noqa: E402
 from commerce_env.vector.features import BatchHandStrength  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402

@@ -163,7 +163,7 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     except (TypeError, ValueError) as error:
         raise ValueError(f"{source}: env: {error}") from None
     features = env["features"]
-    from commerce_env.single_agent import FEATURES
+    from commerce_env.features import FEATURES
 
     check.require(isinstance(features, list) and all(isinstance(f, str) and f in FEATURES for f in features),
                   "env.features", features, f"a list of feature names from: {', '.join(FEATURES)}")

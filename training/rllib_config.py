@@ -105,8 +105,8 @@ def _share(value: Any) -> bool:
 
 
 def _check_values(c: dict[str, Any], source: str) -> None:
+    from commerce_env.features import FEATURES
     from commerce_env.rules import make_rules
-    from commerce_env.single_agent import FEATURES
 
     _require(c["backend"] == "rllib", "backend", c["backend"], "rllib", source)
     _require(isinstance(c["name"], str) and c["name"], "name", c["name"], "a non-empty string", source)

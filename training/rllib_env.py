@@ -37,8 +37,8 @@ from agents.specs import make_agent
 from commerce_env import observation as obs
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.features import feature_builders
 from commerce_env.rules import make_rules
-from commerce_env.single_agent import feature_builders
 from commerce_env.view import public_text, seat_view
 
 ENV_NAME = "commerce_turns"

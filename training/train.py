@@ -19,21 +19,27 @@ The run folder (``output`` in the config) holds:
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from agents.learned import ZIP_RULES_KEY, LearnedAgent, make_meta, save_model, weights_from_policy
+from agents.learned import ZIP_RULES_KEY
 from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
+from .callbacks import (  # noqa: F401 - budget_progress re-exported
+    BudgetProgressBar,
+    PeriodicCheckpoint,
+    PeriodicEvaluation,
+    RunState,
+    SelfPlaySnapshots,
+    TimeBudget,
+    budget_progress,
+)
+from .checkpoints import CHECKPOINT, STATE, export_model, policy_agent, save_checkpoint  # noqa: F401
 from .evaluation import evaluate, summary_lines
 from .run_folder import MANIFEST, RunFolder
-
-CHECKPOINT = "checkpoints/last.zip"
-STATE = "checkpoints/state.json"
 
 
 # -------------------------------------------------------------- the envs
@@ -76,138 +82,6 @@ def make_vec_env(config: dict[str, Any], seed: int):
                                                                                    start_method="spawn")
     vec.seed(seed)
     return VecMonitor(vec)
-
-
-# ------------------------------------------------------------ exporting
-def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[LearnedAgent, dict, dict]:
-    """The current policy as a numpy :class:`LearnedAgent`, its weights and its ``model.json`` record."""
-    env = config["env"]
-    rules = make_rules(env["variant"], **env["rules"])
-    weights, network = weights_from_policy(model.policy)
-    meta = make_meta(rules, env["num_players"], network, features=env["features"],
-                     trained_steps=int(model.num_timesteps),
-                     run=config["name"], **extra)
-    return LearnedAgent(weights, meta), weights, meta
-
-
-def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None) -> Path:
-    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files."""
-    _, weights, meta = policy_agent(model, config)
-    folder = save_model(folder, weights, meta)
-    if run is not None:
-        run.record_tree(Path(folder).relative_to(run.path).as_posix())
-    return folder
-
-
-def save_checkpoint(model: Any, run: RunFolder, state: dict[str, Any]) -> None:
-    """The model zip then its state, each written atomically; TensorBoard's files recorded with them."""
-    path = run.path / CHECKPOINT
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, model.save)
-    run.record([path])
-    run.write(STATE, json.dumps(dict(state, num_timesteps=int(model.num_timesteps)), indent=2))
-    run.record_tree("tb")
-
-
-# ------------------------------------------------------------ callbacks
-def _callbacks(config: dict[str, Any], run: RunFolder, state: dict[str, Any], started: float):
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    training, evaluation, selfplay = config["training"], config["evaluation"], config["selfplay"]
-    limit = training["time_limit_minutes"]
-    out = run.path
-
-    class RunCallback(BaseCallback):
-        """Checkpoints, self-play snapshots, evaluations and the time budget, at rollout ends."""
-
-        def _elapsed(self) -> float:
-            return state["elapsed_seconds"] + time.monotonic() - started
-
-        def _on_step(self) -> bool:
-            return limit is None or self._elapsed() < limit * 60
-
-        def _on_rollout_end(self) -> None:
-            steps = self.model.num_timesteps
-            if selfplay["enabled"] and steps >= state["next_snapshot"]:
-                self._snapshot(steps)
-                state["next_snapshot"] = steps + selfplay["every_steps"]
-            if steps >= state["next_eval"]:
-                self._evaluate(steps)
-                state["next_eval"] = steps + evaluation["every_steps"]
-            if steps >= state["next_checkpoint"]:
-                state["next_checkpoint"] = steps + training["checkpoint_every"]
-                self._checkpoint()
-
-        def _checkpoint(self) -> None:
-            save_checkpoint(self.model, run, dict(state, elapsed_seconds=self._elapsed()))
-
-        def _snapshot(self, steps: int) -> None:
-            folder = export_model(self.model, config, out / "snapshots" / f"step_{steps}", run)
-            self.training_env.env_method("add_snapshot", str(folder))
-            state["snapshots"] = (state["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
-
-        def _evaluate(self, steps: int) -> None:
-            agent, _, _ = policy_agent(self.model, config)
-            env = config["env"]
-            report = evaluate(agent, evaluation["baselines"], variant=env["variant"],
-                              num_players=env["num_players"], options=env["rules"], deals=evaluation["deals"],
-                              seed=evaluation["seed"], workers=evaluation["workers"])
-            for name, row in report["opponents"].items():
-                self.logger.record(f"eval/{name}/mean_reward", row["mean_reward"])
-                self.logger.record(f"eval/{name}/diff", row["diff"])
-            self.logger.dump(steps)
-            report.pop("arena", None)
-            run.record(["eval_history.jsonl"])
-            with open(out / "eval_history.jsonl", "a") as handle:
-                handle.write(json.dumps({"steps": int(steps), "elapsed_seconds": self._elapsed(),
-                                         "opponents": report["opponents"]}) + "\n")
-
-    return RunCallback()
-
-
-def budget_progress(steps: int, total_steps: int, elapsed: float, limit_minutes: float | None) -> tuple[float, str]:
-    """How far the run is, as the fraction of whichever budget is nearer its end, and which one that is."""
-    by_steps = min(steps / total_steps, 1.0)
-    if limit_minutes is None:
-        return by_steps, "steps"
-    by_time = min(elapsed / (limit_minutes * 60), 1.0)
-    return (by_steps, "steps") if by_steps >= by_time else (by_time, "time")
-
-
-def _progress_bar(config: dict[str, Any], state: dict[str, Any], started: float):
-    """A tqdm bar over the budget that ends the run: the step budget or the time limit, whichever is nearer."""
-    from stable_baselines3.common.callbacks import BaseCallback
-    from tqdm.auto import tqdm
-
-    training = config["training"]
-    limit, total = training["time_limit_minutes"], training["total_timesteps"]
-    budget = f"{total:,} steps" + (f" or {limit:g} min" if limit is not None else "")
-
-    class ProgressBar(BaseCallback):
-        def _on_training_start(self) -> None:
-            self.bar = tqdm(total=1000, leave=True, bar_format="training: {percentage:3.0f}%|{bar}| {desc}")
-            self._update()
-
-        def _update(self) -> None:
-            elapsed = state["elapsed_seconds"] + time.monotonic() - started
-            steps = self.model.num_timesteps
-            fraction, leading = budget_progress(steps, total, elapsed, limit)
-            self.bar.set_description_str(f"{steps:,} steps, {elapsed:.0f} s of {budget} (ends on {leading})",
-                                         refresh=False)
-            done = round(fraction * 1000)
-            if done != self.bar.n:
-                self.bar.update(done - self.bar.n)
-
-        def _on_step(self) -> bool:
-            if self.n_calls % 64 == 0:
-                self._update()
-            return True
-
-        def _on_training_end(self) -> None:
-            self._update()
-            self.bar.close()
-
-    return ProgressBar()
 
 
 # ---------------------------------------------------------------- train
@@ -276,18 +150,21 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options()})
-    started = time.monotonic()
+    clock = RunState(state)
     remaining = training["total_timesteps"] - model.num_timesteps
-    callbacks = [_callbacks(config, run, state, started)]
+    # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.
+    callbacks = [SelfPlaySnapshots(config, run, clock), PeriodicEvaluation(config, run, clock),
+                 PeriodicCheckpoint(training["checkpoint_every"], run, clock),
+                 TimeBudget(training["time_limit_minutes"], clock)]
     if training["progress_bar"] and not quiet:
-        callbacks.append(_progress_bar(config, state, started))
+        callbacks.append(BudgetProgressBar(training["total_timesteps"], training["time_limit_minutes"], clock))
     try:
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
                         tb_log_name="ppo")
     finally:
         run.record_tree("tb")  # TensorBoard's files are the run's, even when it is interrupted
-    save_checkpoint(model, run, dict(state, elapsed_seconds=state["elapsed_seconds"] + time.monotonic() - started))
+    save_checkpoint(model, run, clock.saved())
     vec_env.close()
     export_model(model, config, out / "model", run)
     report = final_report(model, config, run, progress=training["progress_bar"] and not quiet)

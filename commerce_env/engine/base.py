@@ -589,8 +589,9 @@ class Game:
         texts = []
         for seat, kind, cards, _ in self.record:
             count = A.TEXT_CARDS.get(kind, 0)
-            if kind != DEAL and kind != SHOW:
-                texts.append((seat, f"{kind} {format_cards(cards[:count])}" if count else kind))
+            if kind != DEAL and kind != SHOW:  # a card None (unknown in a sampled world's past): kind only
+                named = cards[:count]
+                texts.append((seat, f"{kind} {format_cards(named)}" if count and None not in named else kind))
         return texts
 
     def clone(self) -> Game:

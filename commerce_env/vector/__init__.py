@@ -10,6 +10,8 @@ from typing import Any
 
 from .engine import BatchEngine
 
+BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
+
 
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
                  resolver: Any = None, **options: Any):
@@ -18,16 +20,15 @@ def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any =
 
     ``opponents`` are objects with ``act_batch``, or specs (``"greedy"``, ``{"agent": "greedy",
     "quantile": 0.7}``, ``"model:<path>"``) turned into them by ``resolver``; by default
-    :func:`agents.batched.batched_agent`, imported here only when the caller asks for this env
-    (as :func:`commerce_env.single_agent.make_opponent` does for the single-agent env).
+    :func:`agents.batched.batched_agent`, found through the ``commerce_rl.batch_resolvers``
+    entry point (as the single-agent env finds :func:`agents.make_agent`).
     """
     from .vec_env import BatchVecEnv
 
-    if resolver is None:
-        try:
-            from agents.batched import batched_agent as resolver
-        except ImportError:  # commerce_env without the agents package: objects or "random" only
-            resolver = None
+    if resolver is None:  # the batched agents' resolver, found as a plugin: commerce_env imports no agent
+        from ..policies import entry_point_resolver
+
+        resolver = entry_point_resolver(BATCH_RESOLVER_ENTRY_POINTS)
     return BatchVecEnv(variant, num_players, num_envs, opponents=opponents, seed=seed, resolver=resolver,
                        **options)
 

@@ -1,6 +1,6 @@
 """Observation features for a batch of observation vectors, in one compiled call.
 
-:class:`BatchHandStrength` computes what :class:`commerce_env.single_agent.HandStrength`
+:class:`BatchHandStrength` computes what :class:`commerce_env.features.HandStrength`
 computes for one vector (the same 20 numbers, equal up to float32 rounding
 of the means), for every row of an ``(N, obs_size)`` array, from the vector
 alone (R11-safe).
@@ -13,8 +13,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..features import HandStrength
 from ..rules import Rules
-from ..single_agent import HandStrength
 from .engine import ship_key_table
 
 
@@ -85,7 +85,7 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
 
 
 class BatchHandStrength:
-    """``hand_strength`` (:class:`~commerce_env.single_agent.HandStrength`) for a batch of vectors."""
+    """``hand_strength`` (:class:`~commerce_env.features.HandStrength`) for a batch of vectors."""
 
     name = HandStrength.name
     size = HandStrength.size

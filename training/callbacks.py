@@ -1,0 +1,158 @@
+"""The run's callbacks, one job each, in stable-baselines3's style (composed in a list by
+:func:`training.train.train`): the time budget, self-play snapshots, periodic evaluation,
+checkpoints and the progress bar.  They share one :class:`RunState`, the schedule and
+clock that every checkpoint saves and ``--resume`` reads back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .checkpoints import export_model, policy_agent, save_checkpoint
+from .evaluation import evaluate
+from .run_folder import RunFolder
+
+
+class RunState:
+    """The run's schedule (next snapshot, evaluation and checkpoint), its snapshots and its
+    clock: plain JSON in ``data``, saved with every checkpoint."""
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        """Seconds of training, earlier sessions of a resumed run included."""
+        return self.data["elapsed_seconds"] + time.monotonic() - self.started
+
+    def saved(self) -> dict[str, Any]:
+        """What a checkpoint writes: the schedule, with the clock as of now."""
+        return dict(self.data, elapsed_seconds=self.elapsed())
+
+    def due(self, key: str, steps: int, every: int) -> bool:
+        """Whether the event scheduled at ``data[key]`` is due at ``steps``; if so, schedule the next."""
+        if steps < self.data[key]:
+            return False
+        self.data[key] = steps + every
+        return True
+
+
+class TimeBudget(BaseCallback):
+    """Stops training once the run has used ``limit_minutes`` (``None``: no limit)."""
+
+    def __init__(self, limit_minutes: float | None, state: RunState):
+        super().__init__()
+        self.limit_minutes, self.state = limit_minutes, state
+
+    def _on_step(self) -> bool:
+        return self.limit_minutes is None or self.state.elapsed() < self.limit_minutes * 60
+
+
+class SelfPlaySnapshots(BaseCallback):
+    """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play)."""
+
+    def __init__(self, config: dict[str, Any], run: RunFolder, state: RunState):
+        super().__init__()
+        self.config, self.run, self.state = config, run, state
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        selfplay, steps = self.config["selfplay"], self.model.num_timesteps
+        if not selfplay["enabled"] or not self.state.due("next_snapshot", steps, selfplay["every_steps"]):
+            return
+        folder = export_model(self.model, self.config, self.run.path / "snapshots" / f"step_{steps}", self.run)
+        self.training_env.env_method("add_snapshot", str(folder))
+        self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
+
+
+class PeriodicEvaluation(BaseCallback):
+    """Every ``evaluation.every_steps``, the policy against the baselines on duplicate deals:
+    logged to TensorBoard and appended to ``eval_history.jsonl``."""
+
+    def __init__(self, config: dict[str, Any], run: RunFolder, state: RunState):
+        super().__init__()
+        self.config, self.run, self.state = config, run, state
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        evaluation, steps = self.config["evaluation"], self.model.num_timesteps
+        if not self.state.due("next_eval", steps, evaluation["every_steps"]):
+            return
+        agent, _, _ = policy_agent(self.model, self.config)
+        env = self.config["env"]
+        report = evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
+                          options=env["rules"], deals=evaluation["deals"], seed=evaluation["seed"],
+                          workers=evaluation["workers"])
+        for name, row in report["opponents"].items():
+            self.logger.record(f"eval/{name}/mean_reward", row["mean_reward"])
+            self.logger.record(f"eval/{name}/diff", row["diff"])
+        self.logger.dump(steps)
+        self.run.record(["eval_history.jsonl"])
+        with open(self.run.path / "eval_history.jsonl", "a") as handle:
+            handle.write(json.dumps({"steps": int(steps), "elapsed_seconds": self.state.elapsed(),
+                                     "opponents": report["opponents"]}) + "\n")
+
+
+class PeriodicCheckpoint(BaseCallback):
+    """Every ``training.checkpoint_every`` steps, the model and the run state, written atomically."""
+
+    def __init__(self, every: int, run: RunFolder, state: RunState):
+        super().__init__()
+        self.every, self.run, self.state = every, run, state
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.state.due("next_checkpoint", self.model.num_timesteps, self.every):
+            save_checkpoint(self.model, self.run, self.state.saved())
+
+
+def budget_progress(steps: int, total_steps: int, elapsed: float, limit_minutes: float | None) -> tuple[float, str]:
+    """How far the run is, as the fraction of whichever budget is nearer its end, and which one that is."""
+    by_steps = min(steps / total_steps, 1.0)
+    if limit_minutes is None:
+        return by_steps, "steps"
+    by_time = min(elapsed / (limit_minutes * 60), 1.0)
+    return (by_steps, "steps") if by_steps >= by_time else (by_time, "time")
+
+
+class BudgetProgressBar(BaseCallback):
+    """A tqdm bar over the budget that ends the run: the step budget or the time limit, whichever is nearer."""
+
+    def __init__(self, total_steps: int, limit_minutes: float | None, state: RunState):
+        super().__init__()
+        self.total, self.limit, self.state = total_steps, limit_minutes, state
+        self.budget = f"{total_steps:,} steps" + (f" or {limit_minutes:g} min" if limit_minutes is not None else "")
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=1000, leave=True, bar_format="training: {percentage:3.0f}%|{bar}| {desc}")
+        self._update()
+
+    def _update(self) -> None:
+        elapsed, steps = self.state.elapsed(), self.model.num_timesteps
+        fraction, leading = budget_progress(steps, self.total, elapsed, self.limit)
+        self.bar.set_description_str(f"{steps:,} steps, {elapsed:.0f} s of {self.budget} (ends on {leading})",
+                                     refresh=False)
+        done = round(fraction * 1000)
+        if done != self.bar.n:
+            self.bar.update(done - self.bar.n)
+
+    def _on_step(self) -> bool:
+        if self.n_calls % 64 == 0:
+            self._update()
+        return True
+
+    def _on_training_end(self) -> None:
+        self._update()
+        self.bar.close()

@@ -1,0 +1,46 @@
+"""What a run writes of its policy: the numpy agent, the safe-format export, checkpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
+from commerce_env.files import atomic_write
+from commerce_env.rules import make_rules
+
+from .run_folder import RunFolder
+
+CHECKPOINT = "checkpoints/last.zip"
+STATE = "checkpoints/state.json"
+
+
+def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[LearnedAgent, dict, dict]:
+    """The current policy as a numpy :class:`LearnedAgent`, its weights and its ``model.json`` record."""
+    env = config["env"]
+    rules = make_rules(env["variant"], **env["rules"])
+    weights, network = weights_from_policy(model.policy)
+    meta = make_meta(rules, env["num_players"], network, features=env["features"],
+                     trained_steps=int(model.num_timesteps),
+                     run=config["name"], **extra)
+    return LearnedAgent(weights, meta), weights, meta
+
+
+def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None) -> Path:
+    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files."""
+    _, weights, meta = policy_agent(model, config)
+    folder = save_model(folder, weights, meta)
+    if run is not None:
+        run.record_tree(Path(folder).relative_to(run.path).as_posix())
+    return folder
+
+
+def save_checkpoint(model: Any, run: RunFolder, state: dict[str, Any]) -> None:
+    """The model zip then its state, each written atomically; TensorBoard's files recorded with them."""
+    path = run.path / CHECKPOINT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, model.save)
+    run.record([path])
+    run.write(STATE, json.dumps(dict(state, num_timesteps=int(model.num_timesteps)), indent=2))
+    run.record_tree("tb")
