@@ -5,7 +5,7 @@ PYTHON ?= python3
 # The extras every set-up installs, so that no test is skipped for a missing package.
 # An extra with tests of its own (vector, openspiel, distributed, web, ...) is added HERE,
 # and the README's "Set-up" paragraph names the same list.
-EXTRAS = train,dev,bench,render,web,distributed,openspiel,vector
+EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector
 
 .PHONY: install demo test test-ray bench lint
 install:
