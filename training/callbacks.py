@@ -52,8 +52,9 @@ class TimeBudget(BaseCallback):
         return self.limit_minutes is None or self.state.elapsed() < self.limit_minutes * 60
 
 
-class SelfPlaySnapshots(BaseCallback):
-    """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play)."""
+class RolloutEndCallback(BaseCallback):
+    """A callback of the run that acts at rollout ends (on its :class:`RunState` schedule)
+    and never stops training."""
 
     def __init__(self, config: dict[str, Any], run: RunFolder, state: RunState):
         super().__init__()
@@ -61,6 +62,10 @@ class SelfPlaySnapshots(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+class SelfPlaySnapshots(RolloutEndCallback):
+    """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play)."""
 
     def _on_rollout_end(self) -> None:
         selfplay, steps = self.config["selfplay"], self.model.num_timesteps
@@ -71,16 +76,9 @@ class SelfPlaySnapshots(BaseCallback):
         self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
 
 
-class PeriodicEvaluation(BaseCallback):
+class PeriodicEvaluation(RolloutEndCallback):
     """Every ``evaluation.every_steps``, the policy against the baselines on duplicate deals:
     logged to TensorBoard and appended to ``eval_history.jsonl``."""
-
-    def __init__(self, config: dict[str, Any], run: RunFolder, state: RunState):
-        super().__init__()
-        self.config, self.run, self.state = config, run, state
-
-    def _on_step(self) -> bool:
-        return True
 
     def _on_rollout_end(self) -> None:
         evaluation, steps = self.config["evaluation"], self.model.num_timesteps
@@ -101,18 +99,12 @@ class PeriodicEvaluation(BaseCallback):
                                      "opponents": report["opponents"]}) + "\n")
 
 
-class PeriodicCheckpoint(BaseCallback):
+class PeriodicCheckpoint(RolloutEndCallback):
     """Every ``training.checkpoint_every`` steps, the model and the run state, written atomically."""
 
-    def __init__(self, every: int, run: RunFolder, state: RunState):
-        super().__init__()
-        self.every, self.run, self.state = every, run, state
-
-    def _on_step(self) -> bool:
-        return True
-
     def _on_rollout_end(self) -> None:
-        if self.state.due("next_checkpoint", self.model.num_timesteps, self.every):
+        every = self.config["training"]["checkpoint_every"]
+        if self.state.due("next_checkpoint", self.model.num_timesteps, every):
             save_checkpoint(self.model, self.run, self.state.saved())
 
 

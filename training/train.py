@@ -154,7 +154,7 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
     remaining = training["total_timesteps"] - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.
     callbacks = [SelfPlaySnapshots(config, run, clock), PeriodicEvaluation(config, run, clock),
-                 PeriodicCheckpoint(training["checkpoint_every"], run, clock),
+                 PeriodicCheckpoint(config, run, clock),
                  TimeBudget(training["time_limit_minutes"], clock)]
     if training["progress_bar"] and not quiet:
         callbacks.append(BudgetProgressBar(training["total_timesteps"], training["time_limit_minutes"], clock))
