@@ -59,12 +59,17 @@ __all__ = ["BACKENDS", "MAX_SEATINGS", "MIN_GROUPS", "OUTPUT_FILES", "PACKS_PER_
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
-                 duplicate: bool) -> None:
+def _lineup_table(lineup: Sequence[AgentSpec], num_players: int) -> tuple[list[int], dict[int, AgentSpec]]:
+    """The agent index of each base seat, and the spec of each agent index."""
     names = agent_names(lineup)
     unique = list(dict.fromkeys(names))
-    table = [unique.index(names[i]) for i in base_table(lineup, num_players)]  # agent index by base seat
-    spec_of = {unique.index(name): spec for name, spec in zip(names, lineup, strict=True)}
+    table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
+    return table, {unique.index(name): spec for name, spec in zip(names, lineup, strict=True)}
+
+
+def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
+                 duplicate: bool) -> None:
+    table, spec_of = _lineup_table(lineup, num_players)
     # One agent object per (agent, copy): agents may keep state, and a name may hold several seats.
     agents = {a: [build_agent(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
     _WORKER.update(rules=rules, num_players=num_players, seed=seed, seatings=seatings(table),
@@ -110,7 +115,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
               progress: bool = True,
-              games: int | None = None, backend: str = "local", address: str | None = None) -> dict:
+              games: int | None = None, backend: str = "local", address: str | None = None,
+              batched: bool | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
     A *game* is one episode: a deal, or a whole match when the rules play
@@ -119,7 +125,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     game its own packs (plain random deals, for comparison).  ``backend="ray"``
     plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
     ``address`` or a local one), with the same result as ``workers=1``.  Every
-    argument is checked before anything is played.  Returns a JSON-able dict;
+    argument is checked before anything is played.  ``batched`` (default: wherever it
+    applies, :func:`agents.arena_batched.applies`) plays the groups on the batched engine,
+    with exactly the local result; ``False`` never, ``True`` insists.  Returns a JSON-able dict;
     with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
     refusing (before playing) to replace such files unless ``overwrite=True``.
     """
@@ -138,6 +146,16 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if batched not in (None, True, False):
+        raise ValueError(f"batched must be None (where it applies), True or False, got {batched!r}")
+    from .arena_batched import applies
+
+    fits = backend == "local" and applies(lineup, rules)
+    if batched and not fits:
+        raise ValueError("batched=True: the batched path gives the local result only for single deals without "
+                         "dealt flushes, with greedy or learned (deterministic) agents, on the local backend "
+                         "with the vector extra installed")
+    batched = fits if batched is None else batched
     names = agent_names(lineup)
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
@@ -157,7 +175,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     started = time.perf_counter()
     results: dict[int, list] = {}
     for group, played in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress,
-                                    backend, address):
+                                    backend, address, batched):
         results[group] = played
     elapsed = time.perf_counter() - started
 
@@ -190,10 +208,17 @@ def sample_warnings(groups: int) -> list[str]:
 
 
 def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
-                address=None):
+                address=None, batched=False):
     bar = _Progress(groups, progress)
     try:
-        if backend == "ray":
+        if batched:  # one process: many groups per call of the batched engine
+            from .arena_batched import play_groups as play_batched
+
+            table, spec_of = _lineup_table(lineup, num_players)
+            for item in play_batched(spec_of, seatings(table), rules, num_players, seed, groups, duplicate):
+                yield item
+                bar.advance()
+        elif backend == "ray":
             from .arena_ray import play_groups
 
             for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address,
