@@ -27,7 +27,7 @@ from commerce_env.rules import Rules
 
 from .seating import group_deal
 
-GROUPS_PER_BATCH = 64
+GAMES_PER_BATCH = 1024  # games played at once: big enough that the per-call cost is small
 
 
 def _deterministic_batchable(spec: Any) -> bool:
@@ -66,20 +66,38 @@ class _LaterPacks:
     """The packs a readable game seeded ``game_seed`` shuffles past its given ones, made as asked."""
 
     def __init__(self, rules: Rules, game_seed: int):
-        self.rng = random.Random(game_seed)
+        self.seed = game_seed
+        self.rng: random.Random | None = None  # made when first needed: most single deals never are
         self.fresh = make_pack(rules.deck_size)
         self.packs: list[list[int]] = []
 
     def pack(self, k: int) -> list[int]:
         """The ``k``-th shuffled pack (0: the first deal past the given packs)."""
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
         while len(self.packs) <= k:
             self.packs.append(shuffled(self.fresh, self.rng))
         return self.packs[k]
 
 
+def _games(plan: list[list[int]], rules: Rules, num_players: int, seed: int, groups: int,
+           duplicate: bool) -> Iterator[tuple[int, int, list[list[int]], _LaterPacks]]:
+    """``(group, seating index, given packs, later packs)`` of every game, as the local path deals them."""
+    for group in range(groups):
+        packs, game_seed, _ = group_deal(rules, num_players, seed, group, len(plan))
+        shared = _LaterPacks(rules, game_seed)  # duplicates: every seating gets the same later packs
+        for index in range(len(plan)):
+            if not duplicate:
+                packs, game_seed, _ = group_deal(rules, num_players, seed, f"{group}/{index}")
+                shared = _LaterPacks(rules, game_seed)
+            yield group, index, packs, shared
+
+
 def play_groups(agents: dict[int, Any], plan: list[list[int]], rules: Rules, num_players: int, seed: int,
                 groups: int, duplicate: bool) -> Iterator[tuple[int, list[tuple[list[int], list[float], int]]]]:
-    """``(group, games)`` as :func:`agents.arena._play_group` gives them, ``GROUPS_PER_BATCH`` groups a batch.
+    """``(group, games)`` as :func:`agents.arena._play_group` gives them, each group as soon as all its
+    games are over (so not in order).  Up to ``GAMES_PER_BATCH`` games are played at once; a
+    finished game's place takes the next game at once (matches differ in length).
 
     ``agents`` maps each agent index of the seatings to its agent (or spec)."""
     from commerce_env.vector import BatchEngine
@@ -87,41 +105,58 @@ def play_groups(agents: dict[int, Any], plan: list[list[int]], rules: Rules, num
     from .batched import batched_agent
 
     batched = {a: batched_agent(spec, rules, num_players) for a, spec in agents.items()}
-    for first in range(0, groups, GROUPS_PER_BATCH):
-        chunk = list(range(first, min(groups, first + GROUPS_PER_BATCH)))
-        decks, seats_of, later = [], [], []
-        for group in chunk:
-            packs, game_seed, _ = group_deal(rules, num_players, seed, group, len(plan))
-            shared = _LaterPacks(rules, game_seed)  # duplicates: every seating gets the same later packs
-            for index, seating in enumerate(plan):
-                if not duplicate:
-                    packs, game_seed, _ = group_deal(rules, num_players, seed, f"{group}/{index}")
-                    shared = _LaterPacks(rules, game_seed)
-                decks.append(packs)
-                seats_of.append(seating)
-                later.append(shared)
-        given = np.asarray([len(packs) for packs in decks])
-        holder = np.asarray(seats_of, dtype=np.int64)  # agent index by (game, seat)
-        engine = BatchEngine(rules.variant, num_players, len(decks), rules=rules, wait_for_packs=True)
-        engine.reset(decks=decks, dealer=0)
-        while True:
-            waiting = np.flatnonzero(engine.awaiting_pack)
-            if waiting.size:
-                dealt = engine.deals_dealt
-                engine.supply_packs(waiting, [later[g].pack(int(dealt[g] - given[g])) for g in waiting])
-                continue
-            to_act = engine.current_player
-            live = np.flatnonzero(to_act >= 0)
-            if not live.size:
+    pending = _games(plan, rules, num_players, seed, groups, duplicate)
+    size = min(GAMES_PER_BATCH, groups * len(plan))
+    engine = BatchEngine(rules.variant, num_players, size, rules=rules, wait_for_packs=True)
+    holder = np.zeros((size, num_players), dtype=np.int64)  # agent index by (place, seat)
+    given = np.zeros(size, dtype=np.int64)
+    game_at: list[tuple[int, int] | None] = [None] * size  # (group, seating index) of each place
+    later: list[_LaterPacks | None] = [None] * size
+    records: dict[int, list] = {}
+
+    def start(places: np.ndarray) -> None:
+        """The next games into ``places`` (as many as are left)."""
+        filled, decks = [], []
+        for place in places:
+            game = next(pending, None)
+            if game is None:
                 break
-            actions = np.zeros(len(decks), dtype=np.int64)
-            who = holder[live, to_act[live]]
-            for a, agent in batched.items():
-                games = live[who == a]
-                if len(games):
-                    actions[games] = agent.act_batch(engine, games, to_act[games])
-            engine.step(actions, where=to_act >= 0)
-        returns, counted = engine.returns(), np.maximum(engine.deals_played, 1)
-        for offset, group in enumerate(chunk):
-            rows = range(offset * len(plan), (offset + 1) * len(plan))
-            yield group, [(list(seats_of[r]), [float(x) for x in returns[r]], int(counted[r])) for r in rows]
+            group, index, packs, later[place] = game
+            game_at[place] = (group, index)
+            holder[place] = plan[index]
+            given[place] = len(packs)
+            filled.append(place)
+            decks.append(packs)
+        if filled:
+            engine.reset_games(filled, decks=decks, dealer=0)
+
+    start(np.arange(size))
+    playing = np.asarray([game is not None for game in game_at])
+    while playing.any():
+        waiting = np.flatnonzero(engine.awaiting_pack)
+        if waiting.size:
+            dealt = engine.deals_dealt
+            engine.supply_packs(waiting, [later[g].pack(int(dealt[g] - given[g])) for g in waiting])
+            continue
+        finished = np.flatnonzero(engine.over & playing)
+        if finished.size:
+            returns, counted = engine.returns(), np.maximum(engine.deals_played, 1)
+            for place in finished:
+                group, index = game_at[place]
+                game_at[place] = None
+                games = records.setdefault(group, [None] * len(plan))
+                games[index] = (list(plan[index]), [float(x) for x in returns[place]], int(counted[place]))
+                if all(g is not None for g in games):
+                    yield group, records.pop(group)
+            start(finished)
+            playing = np.asarray([game is not None for game in game_at])
+            continue
+        to_act = engine.current_player
+        live = np.flatnonzero(to_act >= 0)
+        actions = np.zeros(size, dtype=np.int64)
+        who = holder[live, to_act[live]]
+        for a, agent in batched.items():
+            games = live[who == a]
+            if len(games):
+                actions[games] = agent.act_batch(engine, games, to_act[games])
+        engine.step(actions, where=to_act >= 0)

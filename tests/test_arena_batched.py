@@ -83,8 +83,8 @@ def test_batched_arena_equals_the_local_arena(tiny_model, variant, num_players, 
 
 
 def test_greedy_lineups_agree_over_many_batches(monkeypatch):
-    # More groups than one batch of the batched engine, matches of several deals (R4.5).
-    monkeypatch.setattr(arena_batched, "GROUPS_PER_BATCH", 3)
+    # More games than the batched engine plays at once, matches of several deals (R4.5).
+    monkeypatch.setattr(arena_batched, "GAMES_PER_BATCH", 5)
     kwargs = dict(lineup=["greedy", _cautious()], variant="pool", num_players=4, games=6 * 8, seed=3)
     assert _result(batched=True, **kwargs) == _result(batched=False, **kwargs)
 

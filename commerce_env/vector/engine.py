@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import parse_pack
+from ..cards import make_pack, parse_pack
 from ..engine import actions as A
 from ..hands import key_array
 from ..observation import observation_size
@@ -48,6 +48,19 @@ def ship_key_table() -> np.ndarray:
         _SHIP_TABLE = np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
                                 [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0).astype(np.int32)
     return _SHIP_TABLE
+
+
+_FULL_PACKS = {size: np.asarray(make_pack(size), dtype=np.int64) for size in (32, 52)}
+
+
+def _pack_row(pack: Any, size: int) -> Any:
+    """A pack as :func:`commerce_env.cards.parse_pack` reads it; card indices that are already a
+    whole pack are taken as they are (fast: the arena gives thousands)."""
+    if not isinstance(pack, (str, bytes)):
+        row = np.asarray(pack)
+        if row.dtype.kind in "iu" and row.shape == (size,) and np.array_equal(np.sort(row), _FULL_PACKS[size]):
+            return row
+    return parse_pack(pack, size)
 
 
 def rule_params(rules: Rules, num_players: int) -> np.ndarray:
@@ -140,7 +153,7 @@ class BatchEngine:
             if isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence):
                 raise ValueError(f"decks[{k}] must be a list of packs (texts or card-index lists), got {packs!r:.80}")
             try:
-                parsed.append([parse_pack(p, size) for p in packs])
+                parsed.append([_pack_row(p, size) for p in packs])
             except (ValueError, TypeError) as error:
                 raise ValueError(f"decks[{k}]: {error}") from None
         most = max((len(p) for p in parsed), default=0)
@@ -242,7 +255,7 @@ class BatchEngine:
         size = self.rules.deck_size
         for k, pack in enumerate(packs):
             try:
-                rows[k, :size] = parse_pack(pack, size)
+                rows[k, :size] = _pack_row(pack, size)
             except (ValueError, TypeError) as error:
                 raise ValueError(f"packs[{k}]: {error}") from None
         self._rewards[games] = 0.0
