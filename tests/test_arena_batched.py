@@ -133,3 +133,20 @@ def test_the_arena_takes_the_batched_path_by_itself_where_it_applies(monkeypatch
     assert calls == [1, 1]  # matches too (R4.5)
     run_arena(["greedy", "random"], variant="old_game", num_players=4, games=24, progress=False)
     assert calls == [1, 1]  # random: the local path
+
+
+def test_training_evaluation_takes_the_batched_path_where_it_applies(tiny_model, monkeypatch):
+    from training.evaluation import evaluate
+
+    calls = []
+    real = arena_batched.play_groups
+
+    def counting(agents, *args, **kwargs):
+        calls.append(sorted(getattr(a, "name", a) for a in agents.values()))
+        return real(agents, *args, **kwargs)
+
+    monkeypatch.setattr(arena_batched, "play_groups", counting)
+    agent = load_agent(tiny_model("widow", 3)[len("model:"):])  # as training's policy_agent gives it
+    report = evaluate(agent, ["greedy", "random"], variant="widow", num_players=3, deals=6)
+    assert calls == [["greedy", "learned"]]  # the table of greedy only: random is not batchable
+    assert set(report["opponents"]) == {"greedy", "random"}
