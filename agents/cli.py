@@ -152,7 +152,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
         "Type help or ? at your turn for the rules.")
     deal = 0
     shown = 0
-    while not game.is_over():
+    while not game.over:
         if game.deals_dealt != deal and not game.shown:  # a new deal: its header before its moves
             deal = game.deals_dealt
             say(f"--- Deal {deal}, dealt by {names[game.dealer]} ---")

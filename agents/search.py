@@ -45,7 +45,7 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
     if first is not None:
         world.apply(first)
     for _ in range(max_actions):
-        if world.is_over():
+        if world.over:
             break
         world.apply(greedy_action(world, world.current_player, threshold, value, barter))
     return deal_value(world, seat) - start

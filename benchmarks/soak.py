@@ -96,7 +96,7 @@ def soak_match(rules: Rules, num_players: int, seed: int, dealer: int, rng: rand
     deal, in_deal = game.deals_dealt, 0
     rewards = game.take_rewards()
     returns = list(rewards)
-    while not game.is_over():
+    while not game.over:
         problems += invariant_violations(game, total)
         draw = rng.random()
         if draw < REFUSAL_RATE:

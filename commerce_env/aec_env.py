@@ -121,7 +121,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if game.is_over():  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
+        if game.over:  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
             # No step will follow, so what the match paid is paid now: every agent's
             # ``last()`` then shows it (PettingZoo reads ``_cumulative_rewards``).
             self.rewards = dict(zip(self.possible_agents, game.take_rewards(), strict=True))
@@ -166,7 +166,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         game = self._require_game()
-        if game.is_over():
+        if game.over:
             raise ValueError("the match is over: step(None) for each agent, then reset()")
         try:
             game.apply(action)
@@ -180,7 +180,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards[agent] = 0.0
         rewards = game.take_rewards()
         self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
-        if game.is_over():
+        if game.over:
             self._finish_match(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -342,7 +342,7 @@ def render_text(game: Game, names: list[str]) -> str:
             hand = "-"
         lines.append(f"{marks}{name:<10}{game.counters[seat]:>9}"
                      + (f"{game.money[seat]:>7}" if money else "") + f"  {hand} {status}".rstrip())
-    if game.is_over():
+    if game.over:
         lines.append("match over; returns: " + ", ".join(
             f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
     else:

@@ -64,7 +64,7 @@ def invariant_violations(game: Game, total: int) -> list[str]:
     if expected_lives is not None and sum(game.counters) != expected_lives:
         problems.append(f"lives {sum(game.counters)} != {expected_lives} (R9.3, R9.4)")
     legal = game.legal_actions()
-    if game.is_over():
+    if game.over:
         if legal or game.current_player is not None or game.phase != OVER:
             problems.append("a finished match still has a player to act")
     else:

@@ -93,7 +93,7 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         ones.append(_DISCARDED + card)
     if sees_hand:
         ones.append(_FLAGS)
-    to_act = game.to_act
+    to_act = game.current_player
     if to_act == seat and game.phase == REPLY:
         ones.append(_FLAGS + 1)
     if game.phase == HORSE:

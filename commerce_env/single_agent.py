@@ -206,7 +206,7 @@ class CommerceEnv(gymnasium.Env):
             self.game = game
             self._seat_opponents()
             before_decision = self._play_opponents()
-            if not game.is_over():
+            if not game.over:
                 break
             carried += before_decision
             game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
@@ -220,7 +220,7 @@ class CommerceEnv(gymnasium.Env):
 
     def step(self, action: Any):
         game = self._require_game()
-        if game.is_over():
+        if game.over:
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
@@ -232,7 +232,7 @@ class CommerceEnv(gymnasium.Env):
         self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
-        terminated = game.is_over()
+        terminated = game.over
         info: dict[str, Any] = {"seat": self.seat}
         if terminated:
             info["returns"] = game.returns()[self.seat]
@@ -280,7 +280,7 @@ class CommerceEnv(gymnasium.Env):
     def _play_opponents(self) -> float:
         """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
         game = self._require_game()
-        while not game.is_over() and game.current_player != self.seat:
+        while not game.over and game.current_player != self.seat:
             seat = game.current_player
             self._apply(seat, self.seat_agents[seat].act(seat_view(game, seat)))  # R11: its view only
         return float(game.take_rewards()[self.seat])

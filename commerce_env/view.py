@@ -90,7 +90,9 @@ class SeatView:
         """The variant's engine class: its rules' flags and hand values (R2, R7.4)."""
         return ENGINES[self.rules.variant]
 
-    def is_over(self) -> bool:
+    @property
+    def over(self) -> bool:
+        """The match has ended (as the engine's ``Game.over``)."""
         return self.phase == OVER
 
     def hand_value(self, cards: Any) -> int:
@@ -200,12 +202,12 @@ def seat_view(game: Game, seat: int) -> SeatView:
                 gave.append((cards[0], trader))
             elif trader == seat:
                 gave.append((cards[1], actor))
-    to_act = game.current_player
+    current = game.current_player
     offer = game.offer
     state = tuple(sorted((name, _copied(value)) for name, value in game.__dict__.items()
                          if name not in _NOT_PUBLIC))
     return SeatView(
-        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=to_act,
+        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=current,
         dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
         stock_size=len(game.stock), pool=game.pool, counters=tuple([*game.counters]),
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
@@ -215,6 +217,6 @@ def seat_view(game: Game, seat: int) -> SeatView:
         public_hands=tuple([tuple(sorted(cards)) for cards in public]),
         unseen=tuple([c for c in game.pack if c not in known]),
         history=tuple([(s, kind, cards) for s, kind, cards, _ in full if kind != DEAL]),
-        legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
+        legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
         _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)

@@ -130,7 +130,7 @@ class Match:
     def act(self, text: Any) -> None:
         """The human's action, given by its canonical text (R12), then the agents until his turn."""
         game = self.game
-        if game.is_over():
+        if game.over:
             raise RequestError("the match is over; start a new one")
         if game.current_player != self.seat:  # cannot happen: agents move until the human's turn
             raise RequestError("it is not your turn")
@@ -155,7 +155,7 @@ class Match:
 
     def _advance(self) -> None:
         game = self.game
-        while not game.is_over() and game.current_player != self.seat:
+        while not game.over and game.current_player != self.seat:
             if len(game.history) > MAX_ACTIONS:
                 raise RuntimeError("the match did not end")
             seat = game.current_player
@@ -186,8 +186,8 @@ class Match:
             "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,
             "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal,
             "since": self.events(self.since), "deals": [self._deal_result(s) for s in game.showdowns],
-            "over": game.is_over(), "actions": len(game.history),
-            "returns": game.returns() if game.is_over() else None,
+            "over": game.over, "actions": len(game.history),
+            "returns": game.returns() if game.over else None,
         }
 
     def events(self, start: int) -> list[str]:

@@ -71,13 +71,13 @@ def test_agents_choose_only_legal_actions(variant, seed, players, data):  # R12 
     seats = [LegalityChecker(agents[s % len(agents)]) for s in range(players)]
     game = new_game(rules, players, rng=random.Random(seed))
     returns = play_game(game, seats, seeds=list(range(players)))
-    assert game.is_over()
+    assert game.over
     assert sum(returns) == pytest.approx(0.0)  # R4.3: nothing created or lost
 
 
 def _play_random(game, moves, rng):
     for _ in range(moves):
-        if game.is_over():
+        if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
 
@@ -120,7 +120,7 @@ def test_search_does_not_see_hidden_cards(variant, seed, moves):  # R11
     rng = random.Random(seed)
     game = new_game(make_rules(variant), 4, rng=random.Random(seed))
     _play_random(game, moves, rng)
-    if game.is_over():
+    if game.over:
         return
     seat = game.current_player
     twin, mapping = _twin_with_hidden_cards_permuted(game, seat, rng)
@@ -144,7 +144,7 @@ def test_determinized_worlds_keep_what_the_seat_knows(variant):  # R11
     for trial in range(20):
         game = new_game(make_rules(variant), 4, rng=random.Random(trial))
         _play_random(game, trial % 9, rng)
-        if game.is_over():
+        if game.over:
             continue
         seat = game.current_player
         info = seat_view(game, seat)
@@ -256,7 +256,7 @@ def test_search_leaves_the_real_game_untouched(variant):
     rng = random.Random(8)
     game = new_game(make_rules(variant), 4, rng=random.Random(8))
     _play_random(game, 4, rng)
-    if game.is_over():
+    if game.over:
         return
     before = {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")}
     rng_state = game.rng.getstate()

@@ -48,7 +48,7 @@ def plain_encode(game, seat):
     vector[offsets["phase"] + PHASES.index(game.phase)] = 1.0
     flags = offsets["flags"]
     vector[flags] = float(bool(hand) and game.sees_own_hand(seat))
-    vector[flags + 1] = float(game.phase == REPLY and game.to_act == seat)
+    vector[flags + 1] = float(game.phase == REPLY and game.current_player == seat)
     vector[flags + 2] = len(game.stock) / 52.0
     vector[flags + 3] = game.pool * obs.SCALE
     vector[flags + 4] = game.rounds_done / game.rules.max_rounds
@@ -60,7 +60,7 @@ def plain_encode(game, seat):
         vector[base + 1] = game.money[other] * obs.SCALE
         vector[base + 2] = float(game.out[other])
         vector[base + 3] = float(other == game.dealer)
-        vector[base + 4] = float(other == game.to_act)
+        vector[base + 4] = float(other == game.current_player)
         vector[base + 5] = float(other in getattr(game, "stood", ()))
         vector[base + 6] = float(other in getattr(game, "passed", ()))
         kind = game.last_kind[other]
@@ -73,7 +73,7 @@ def test_fast_observation_equals_the_plain_one(variant):  # R11: the same vector
     rng = random.Random(variant)
     for num_players in (2, 4, 7):
         game = new_game(make_rules(variant), num_players, seed=rng.randrange(10**6))
-        while not game.is_over():
+        while not game.over:
             for seat in range(num_players):
                 assert np.array_equal(obs.encode(game, seat), plain_encode(game, seat))
             legal = game.legal_actions()

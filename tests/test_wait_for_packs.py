@@ -34,7 +34,7 @@ def test_waits_after_the_given_packs_and_deals_the_supplied_one():
         action = rng.choice(waiting.legal_actions())
         waiting.apply(action)
         given_all.apply(action)
-    assert waiting.current_player is None and waiting.legal_actions() == [] and not waiting.is_over()
+    assert waiting.current_player is None and waiting.legal_actions() == [] and not waiting.over
     waiting.supply_pack(format_cards(packs[1]))
     assert not waiting.awaiting_pack
     assert waiting.hands == given_all.hands and waiting.table == given_all.table
@@ -114,12 +114,12 @@ def test_supplying_packs_one_by_one_plays_as_giving_them_all(variant, players, s
             waiting.supply_pack(packs[supplied])
             supplied += 1
             continue
-        if given_all.is_over():
+        if given_all.over:
             break
         assert waiting.legal_actions() == given_all.legal_actions()
         action = rng.choice(given_all.legal_actions())
         waiting.apply(action)
         given_all.apply(action)
-    assert waiting.is_over() and not waiting.awaiting_pack
+    assert waiting.over and not waiting.awaiting_pack
     assert waiting.history == given_all.history and waiting.returns() == given_all.returns()
     assert supplied == given_all.deals_dealt

@@ -98,7 +98,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
         for _ in range(MAX_REDEALS):
             game = new_game(self.rules, self.num_players, decks=options.get("decks"),
                             dealer=options.get("dealer", 0), rng=self._rng)
-            if not game.is_over():
+            if not game.over:
                 break
             if options.get("decks") is not None:
                 raise ValueError("the given packs settle the match before anyone acts; nothing to learn")
@@ -114,7 +114,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[str, Any]):
         game = self.game
-        if game is None or game.is_over():
+        if game is None or game.over:
             raise RuntimeError("reset() the env before stepping it")
         seat = game.current_player
         action = int(action_dict[agent_id(seat)])
@@ -126,7 +126,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
                 agent.observe(seat, public_text(game, entry, watcher))
         paid = game.take_rewards()
         rewards = {agent_id(s): float(paid[s]) for s in self._acted if paid[s] or s == seat}
-        if game.is_over():
+        if game.over:
             done = {agent_id(s): True for s in self._acted}
             observations = {agent_id(s): self._observe(s) for s in self._acted}
             rewards = {agent_id(s): float(paid[s]) for s in self._acted}
@@ -142,7 +142,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
             vector = np.concatenate([vector, *(f(vector) for f in self._feature_builders)])
         out = {"observations": vector, "action_mask": obs.action_mask(game, seat).astype(np.float32)}
         if self.heuristics:
-            acting = game.current_player == seat and not game.is_over()
+            acting = game.current_player == seat and not game.over
             out["heuristic_actions"] = np.array(
                 [agents[seat].act(seat_view(game, seat)) if acting else 0 for agents in self._agents],
                 dtype=np.float32)

@@ -107,7 +107,8 @@ class Game:
         self.first_dealer = dealer
         # Every showdown of the match, for replays (immutable: clones share them).
         self._showdowns: tuple[tuple, ...] = ()  # raw facts; see `showdowns`
-        self.over = False
+        self.over = False  # the match has ended (end one early with abandon())
+        self.current_player: int | None = None  # the seat to decide now; None when over or awaiting a pack
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
@@ -163,7 +164,7 @@ class Game:
         pack = self._next_pack()
         if pack is None:  # wait_for_packs: nobody acts until supply_pack()
             self.awaiting_pack = True
-            self.to_act = None
+            self.current_player = None
             self._legal_cache = []
             return
         n = self.num_players
@@ -195,7 +196,7 @@ class Game:
         self.shown = False  # the hands are shown (end of the deal)
         self.last_kind = [-1] * n  # the last action kind of each player in this deal
         self.phase = ACT
-        self.to_act: int | None = self.order[0]
+        self.current_player = self.order[0]
         self._legal_cache: list[int] | None = None
         self.offer: tuple[int, int] | None = None  # (trader, offered card), face down (R5.4, R7.2)
         self._begin_deal()
@@ -266,17 +267,9 @@ class Game:
                 self._showdown()
                 return
         self.phase = ACT
-        self.to_act = order[q]
+        self.current_player = order[q]
 
     # --------------------------------------------------------------- actions
-    @property
-    def current_player(self) -> int | None:
-        """The seat to decide now, or ``None`` when the match is over."""
-        return self.to_act
-
-    def is_over(self) -> bool:
-        return self.over
-
     def legal_actions(self) -> list[int]:
         """Legal action numbers for the player to act, ascending."""
         if self._legal_cache is None:
@@ -292,7 +285,7 @@ class Game:
         action = A.check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
-        seat = self.to_act
+        seat = self.current_player
         self._legal_cache = None
         self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
         self.record.append(self.record_entry(action, seat))
@@ -308,14 +301,14 @@ class Game:
         what = action
         if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
             what = f"{action} ({A.describe_action(action)})"
-        raise IllegalActionError(f"illegal action {what} for seat {self.to_act} "
+        raise IllegalActionError(f"illegal action {what} for seat {self.current_player} "
                                  f"in phase {self.phase!r}; legal: {texts}")
 
     def record_entry(self, action: int, seat: int | None = None) -> tuple:
         """The record entry that ``action`` (legal, by the player to act) makes: every card it
         moves or names and who sees each (R11).  Face-down cards are seen by their owner and,
         in a barter, by the one who receives them; face-up cards by all."""
-        seat = self.to_act if seat is None else seat
+        seat = self.current_player if seat is None else seat
         kind = A.ACTION_KINDS[action]
         if action < A.READY_MONEY:
             if action == A.TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
@@ -339,19 +332,19 @@ class Game:
 
     def action_cards(self, action: int, seat: int | None = None) -> tuple[int, ...]:
         """The cards an action names, in the current state."""
-        seat = self.to_act if seat is None else seat
+        seat = self.current_player if seat is None else seat
         return A.action_cards(action, self.hands[seat], self.table)
 
     def action_text(self, action: int, seat: int | None = None) -> str:
         """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``.
 
         Full information: it names ``seat``'s cards whoever asks."""
-        seat = self.to_act if seat is None else seat
+        seat = self.current_player if seat is None else seat
         return A.action_text(action, self.hands[seat] if seat is not None else (), self.table)
 
     def action_from_text(self, text: str, seat: int | None = None) -> int:
         """The action number of a canonical text for ``seat`` in the current state."""
-        seat = self.to_act if seat is None else seat
+        seat = self.current_player if seat is None else seat
         hand = self.hands[seat] if seat is not None else []
         return A.action_from_text(text, hand, self.table, f"the hand of seat {seat}")
 
@@ -430,7 +423,7 @@ class Game:
         """R5.4, R7.2: ``seat`` offers a card face down; his left neighbour answers."""
         self.offer = (seat, self.hands[seat][action - A.OFFER])
         self.phase = REPLY
-        self.to_act = self.left_of(seat)
+        self.current_player = self.left_of(seat)
 
     def _give(self, neighbour: int, action: int) -> int:
         """The neighbour's card, chosen blind: the two cards change hands, and each
@@ -453,7 +446,7 @@ class Game:
 
     def _end_deal(self, counted: bool) -> None:
         """After a deal's payments: players out, the match's end, the next deal."""
-        self.to_act = None
+        self.current_player = None
         if counted:
             self.deals_played += 1
         newly_out = []
@@ -536,7 +529,7 @@ class Game:
     def _halt(self) -> None:
         self.over = True
         self.phase = OVER
-        self.to_act = None
+        self.current_player = None
         self._legal_cache = []
 
     def _end_match(self) -> None:

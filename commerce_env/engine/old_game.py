@@ -51,7 +51,7 @@ class OldGame(Game):
 
     def _next_last_turn(self) -> None:
         if self.last_turns:
-            self.to_act = self.last_turns.pop(0)
+            self.current_player = self.last_turns.pop(0)
         else:
             self._showdown()
 

@@ -52,7 +52,7 @@ class PoolCommerce(OldGame):
         if newly_out and not self.horse_offered:  # R9.4: before R9.5 is checked
             self.horse_offered = True
             self.phase = HORSE
-            self.to_act = newly_out[0]
+            self.current_player = newly_out[0]
             return
         self._check_end()
 

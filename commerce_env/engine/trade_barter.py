@@ -56,7 +56,7 @@ class TradeBarter(Game):
     def _after_trade(self, trader: int) -> None:
         if self.rules.stand_after_trade:
             self.phase = STAND_CHOICE
-            self.to_act = trader
+            self.current_player = trader
         else:
             self._next_turn(trader)
 

@@ -29,7 +29,7 @@ class Widow(Game):
 
     def _begin_deal(self) -> None:
         self.phase = WIDOW_CHOICE  # R6.2: no turn (R4.4)
-        self.to_act = self.dealer
+        self.current_player = self.dealer
 
     def _legal(self) -> list[int]:
         if self.phase == WIDOW_CHOICE:
@@ -56,7 +56,7 @@ class Widow(Game):
 
     def _first_turn(self) -> None:
         self.phase = ACT
-        self.to_act = self.eldest
+        self.current_player = self.eldest
 
     def _settle(self, values: list[int]) -> None:
         self._pay_pool(self.winners(values))  # R6.4: no dealer payments

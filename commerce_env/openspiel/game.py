@@ -139,7 +139,7 @@ class _Match:
     def close_deal(self) -> None:
         """Record a deal that has ended (the engine waits for a pack, or the match is over)."""
         game = self.game
-        if game.deals_dealt > self.closed and (game.awaiting_pack or game.is_over()):
+        if game.deals_dealt > self.closed and (game.awaiting_pack or game.over):
             self.past = tuple(p + deal_text(game, seat) for seat, p in enumerate(self.past))
             self.past_public += deal_text(game, None)
             self.closed = game.deals_dealt
@@ -163,13 +163,13 @@ class CommerceState(pyspiel.State):
         game = self._m.game
         if game is None or game.awaiting_pack:
             return pyspiel.PlayerId.CHANCE
-        if game.is_over():
+        if game.over:
             return pyspiel.PlayerId.TERMINAL
         return game.current_player
 
     def is_terminal(self) -> bool:
         game = self._m.game
-        return game is not None and game.is_over()
+        return game is not None and game.over
 
     def _legal_actions(self, player: int) -> list[int]:
         return list(self._m.game.legal_actions())
@@ -240,7 +240,7 @@ class CommerceState(pyspiel.State):
             world.dealt = tuple(rng.sample(m.pack, len(m.dealt)))
         game = m.game
         if game is not None:
-            world.game = (game.clone() if game.awaiting_pack or game.is_over()
+            world.game = (game.clone() if game.awaiting_pack or game.over
                           else seat_view(game, player_id).sample_world(rng))
         return new
 
