@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from commerce_env.cards import RANK_PIPS
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
 from commerce_env.vector import kernels as K
 
@@ -223,7 +223,7 @@ class BatchedGreedy(BatchedAgent):
     def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
         return (KIND_GREEDY, self.threshold(rules), int(self.barter))
 
-    def __init__(self, quantile: float = 0.6, barter: bool = False, seed: int | None = None):
+    def __init__(self, quantile: float = 0.6, barter: bool = False):
         if not 0.0 <= quantile <= 1.0:
             raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
         self.quantile = quantile
@@ -276,7 +276,7 @@ class BatchedPolicy(BatchedAgent):
         probabilities = np.exp(scores - scores.max(axis=1, keepdims=True))
         probabilities /= probabilities.sum(axis=1, keepdims=True)
         draws = self.rng.random((len(games), 1))
-        return (probabilities.cumsum(axis=1) < draws).sum(axis=1).clip(0, A.NUM_ACTIONS - 1)
+        return (probabilities.cumsum(axis=1) < draws).sum(axis=1).clip(0, NUM_ACTIONS - 1)
 
 
 # ---------------------------------------------------------------- resolve

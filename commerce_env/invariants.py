@@ -25,7 +25,7 @@ def deal_decision_bound(game: Game) -> int:
 
 def lives_expected(game: Game) -> int | None:
     """Total lives in play if lives are kept apart from money (pool, R9.2-R9.4)."""
-    if game.variant != "pool":
+    if not game.plays_for_money:
         return None
     horses = sum(1 for _, kind, _, _ in game.record if kind == "buy_horse")
     return 3 * game.num_players - game.deals_played + horses
@@ -55,14 +55,15 @@ def invariant_violations(game: Game, total: int) -> list[str]:
     if game.has_table and len(game.table) != 3:
         problems.append(f"table holds {len(game.table)} cards")
     if game.rules.has_lives:
-        if min(game.counters) < 0:
-            problems.append(f"negative lives {game.counters}")  # R4.6
+        lives = game.lives
+        if min(lives) < 0:
+            problems.append(f"negative lives {lives}")  # R4.6
         for seat in range(game.num_players):
-            if game.out[seat] and game.counters[seat] > 0:
-                problems.append(f"seat {seat} is out with {game.counters[seat]} lives")
+            if game.out[seat] and lives[seat] > 0:
+                problems.append(f"seat {seat} is out with {lives[seat]} lives")
     expected_lives = lives_expected(game)
-    if expected_lives is not None and sum(game.counters) != expected_lives:
-        problems.append(f"lives {sum(game.counters)} != {expected_lives} (R9.3, R9.4)")
+    if expected_lives is not None and sum(game.lives) != expected_lives:
+        problems.append(f"lives {sum(game.lives)} != {expected_lives} (R9.3, R9.4)")
     legal = game.legal_actions()
     if game.over:
         if legal or game.current_player is not None or game.phase != OVER:

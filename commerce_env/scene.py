@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .cards import CARDS
-from .engine import actions as A
+from .engine.actions import KINDS
 from .engine.base import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
 from .engine.settlement import Showdown
 
@@ -126,7 +126,7 @@ class _Everything:
         self.hand_of = [tuple(card_text(c) for c in h) for h in game.hands]
         self.actions = game.history
         kinds = game.last_kind
-        self.last_kind = ["" if k < 0 else A.KINDS[k] for k in kinds]
+        self.last_kind = ["" if k < 0 else KINDS[k] for k in kinds]
         self.table, self.stock, self.pool, self.dealer = game.table, len(game.stock), game.pool, game.dealer
         self.counters, self.money, self.out = game.counters, game.money, game.out
         self.current_player, self.phase = game.current_player, game.phase

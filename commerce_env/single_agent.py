@@ -53,8 +53,8 @@ from gymnasium import spaces
 
 from . import GYM_ENV_ID
 from . import observation as obs
-from .engine import actions as A
 from .engine import new_game
+from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
 from .features import FEATURES, HandStrength, feature_builders  # noqa: F401 - re-exported (their old home)
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
@@ -122,7 +122,7 @@ class CommerceEnv(gymnasium.Env):
         self.feature_builders = feature_builders(self.features, rules, num_players)
         size = obs.observation_size(num_players) + sum(f.size for f in self.feature_builders)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
-        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._rng = random.Random()
         self._episode = 0
         self.game: Game | None = None
@@ -224,7 +224,7 @@ class CommerceEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
-        action = A.check_action(action)  # a float, a string or None is refused in every mode
+        action = check_action(action)  # a float, a string or None is refused in every mode
         if action not in game.legal_actions() and self.illegal_action == "terminate":
             game.abandon()  # the match ends: the mask is empty and the observation says so
             return self._observe(), ILLEGAL_REWARD, True, False, {

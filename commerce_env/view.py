@@ -25,7 +25,7 @@ import numpy as np
 from . import observation as obs
 from .cards import format_cards, make_pack
 from .engine import ENGINES
-from .engine import actions as A
+from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import DEAL, OVER, SHOW, Game
 from .engine.determinize import sample_deal
 from .knowledge import masked, placed_discards, public_places, seat_record
@@ -91,6 +91,14 @@ class SeatView:
         return ENGINES[self.rules.variant]
 
     @property
+    def lives(self) -> tuple[int, ...]:
+        """Lives by seat where the variant keeps them (R6.1, R7.1, R9.2): ``counters``
+        under the name the rules give them (see ``Game.lives``)."""
+        if not self.rules.has_lives:
+            raise AttributeError(f"{self.variant} keeps no lives")
+        return self.counters
+
+    @property
     def over(self) -> bool:
         """The match has ended (as the engine's ``Game.over``)."""
         return self.phase == OVER
@@ -106,11 +114,11 @@ class SeatView:
 
     def action_text(self, action: int) -> str:
         """The canonical text (R12) of one of this seat's actions: ``offer 10H``."""
-        return A.action_text(action, self.hand, self.table)
+        return action_text(action, self.hand, self.table)
 
     def action_from_text(self, text: str) -> int:
         """The action number of a canonical text for this seat now."""
-        return A.action_from_text(text, self.hand, self.table)
+        return action_from_text(text, self.hand, self.table)
 
     def history_texts(self) -> list[tuple[int, str]]:
         """The match's actions as ``(seat, text)``, face-down cards it has not seen left out."""
@@ -158,7 +166,7 @@ def entry_text(kind: str, cards: tuple) -> str:
     """The text of a record entry as far as its cards are known: ``offer 10H``, or ``offer``."""
     if kind == SHOW:
         return f"show {format_cards(cards)}"
-    count = A.TEXT_CARDS.get(kind, 0)
+    count = TEXT_CARDS.get(kind, 0)
     named = cards[:count]
     if count and None not in named:
         return f"{kind} {format_cards(named)}"

@@ -16,8 +16,8 @@ from typing import Any
 
 from commerce_env import guide
 from commerce_env.cards import format_cards
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
 from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
@@ -140,7 +140,7 @@ class Match:
         words = text.split()
         if words[0] == "exchange" and len(words) == 2:
             raise RequestError(f"{text!r}: choose a card of the table too (exchange <your card> <table card>)")
-        if words[0] in A.CARD_VERBS and len(words) == 1:
+        if words[0] in CARD_VERBS and len(words) == 1:
             raise RequestError(f"{text!r}: choose one of your cards first")
         try:
             action = game.action_from_text(text, self.seat)
@@ -179,8 +179,8 @@ class Match:
         legal = []
         if my_turn:
             for action in game.legal_actions():
-                kind = A.action_kind(action)
-                cards = [str(c) for c in game.action_cards(action, seat)] if action >= A.READY_MONEY else []
+                kind = action_kind(action)
+                cards = [str(c) for c in game.action_cards(action, seat)] if action >= READY_MONEY else []
                 legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards})
         return {
             "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,

@@ -10,8 +10,8 @@ from pettingzoo.utils import wrappers
 
 import commerce_env
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import KINDS
 from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
 from commerce_env.hands import COMBINATIONS, evaluate_batch, hand_key, hand_keys
@@ -64,7 +64,7 @@ def plain_encode(game, seat):
         vector[base + 5] = float(other in getattr(game, "stood", ()))
         vector[base + 6] = float(other in getattr(game, "passed", ()))
         kind = game.last_kind[other]
-        vector[base + obs.PLAYER_FIELDS.index("last_none" if kind < 0 else f"last_{A.KINDS[kind]}")] = 1.0
+        vector[base + obs.PLAYER_FIELDS.index("last_none" if kind < 0 else f"last_{KINDS[kind]}")] = 1.0
     return vector
 
 

@@ -11,6 +11,7 @@ from reference import Reference
 import commerce_env
 from commerce_env.cards import format_cards, make_pack
 from commerce_env.rules import ALL_COMBINATIONS, FOSTER_COMBINATIONS, VARIANTS, make_rules
+from commerce_env.view import seat_view
 
 # Four players, seat 1 deals: the order of play is 2, 3, 0, 1.
 # Seats 0, 3 and the dealer (1) hold 21 pips on two cards; seat 2 has no point.
@@ -69,6 +70,25 @@ def test_counters_are_conserved_in_random_play(variant):
             assert all(isinstance(c, int) for c in d.game.counters + d.game.money + [d.game.pool])
         # Rewards are the net change from the match's start (R9.5: the pool entry included).
         assert d.totals == [float(d.game.balance(s) - lives) for s in range(n)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lives_are_named_where_the_variant_keeps_them(variant):
+    # R6.1, R7.1, R9.2: three lives each where the variant keeps lives; none in R5 or R8.
+    rng = random.Random(variant)
+    d = Driver(variant, 3, seed=5, deals=3)
+    keeps = variant in ("widow", "my_ship_sails", "pool")
+    assert d.game.rules.has_lives == keeps
+    while not d.game.over:
+        if keeps:
+            assert d.game.lives is d.game.counters and seat_view(d.game, 0).lives == tuple(d.game.counters)
+            assert all(d.game.lives[s] <= 0 for s in range(3) if d.game.out[s])  # R4.6
+        else:
+            with pytest.raises(AttributeError, match="keeps no lives"):
+                d.game.lives  # noqa: B018
+            with pytest.raises(AttributeError, match="keeps no lives"):
+                seat_view(d.game, 0).lives  # noqa: B018
+        d.play(f"{d.current_player}: {rng.choice(d.legal())}")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

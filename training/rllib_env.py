@@ -35,8 +35,8 @@ from agents.base import Agent
 from agents.learned import FEATURE_SIZES
 from agents.specs import make_agent
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.features import feature_builders
 from commerce_env.rules import make_rules
 from commerce_env.view import public_text, seat_view
@@ -80,12 +80,12 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
         self.agents = list(self.possible_agents)
         size = obs.observation_size(self.num_players) + sum(FEATURE_SIZES[f] for f in self.features)
         parts = {"observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
-                 "action_mask": spaces.Box(0.0, 1.0, (A.NUM_ACTIONS,), np.float32)}
+                 "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)}
         if self.heuristics:
-            parts["heuristic_actions"] = spaces.Box(0.0, A.NUM_ACTIONS - 1, (len(self.heuristics),), np.float32)
+            parts["heuristic_actions"] = spaces.Box(0.0, NUM_ACTIONS - 1, (len(self.heuristics),), np.float32)
         observation_space = spaces.Dict(parts)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(A.NUM_ACTIONS))
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(NUM_ACTIONS))
         self._rng = random.Random(config.get("seed"))
         self.game = None
         self._acted: set[int] = set()

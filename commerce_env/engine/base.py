@@ -27,8 +27,24 @@ from collections.abc import Sequence
 from ..cards import CARDS, format_cards, make_pack, parse_pack
 from ..hands import CATEGORIES, hand_key, keys_of
 from ..rules import UNTIL_OUT, Rules
-from . import actions as A
-from .actions import IllegalActionError
+from .actions import (
+    ACTION_KIND_INDEX,
+    ACTION_KINDS,
+    EXCHANGE,
+    GIVE,
+    KEEP_HAND,
+    NUM_ACTIONS,
+    OFFER,
+    READY_MONEY,
+    TAKE_WIDOW,
+    TEXT_CARDS,
+    IllegalActionError,
+    action_cards,
+    action_from_text,
+    action_text,
+    check_action,
+    describe_action,
+)
 from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
@@ -95,7 +111,7 @@ class Game:
     def _start_match(self, dealer: int) -> None:
         n = self.num_players
         lives = STARTING_LIVES if self.rules.has_lives else 0
-        self.counters = [lives] * n  # money, or lives (widow, My Ship Sails, pool)
+        self.counters = [lives] * n  # by seat; where the variant keeps lives they are its lives (`lives`)
         self.money = [0] * n  # pool commerce only: money apart from lives (R4.1)
         self.pool = 0
         self.out = [False] * n
@@ -128,6 +144,15 @@ class Game:
     def balance(self, seat: int) -> int:
         """One seat's balance (see :meth:`balances`)."""
         return self.balances()[seat]
+
+    @property
+    def lives(self) -> list[int]:
+        """Lives by seat, in a variant that keeps them (R6.1, R7.1, R9.2): a player with
+        none is out (R4.6).  They are the same list as ``counters`` (R4.1: an amount is
+        counted in counters); this is the name for code that means lives."""
+        if not self.rules.has_lives:
+            raise AttributeError(f"{self.variant} keeps no lives")
+        return self.counters
 
     def total_value(self) -> int:
         """Counters (or money) of all players plus the pool: constant (R4.3)."""
@@ -234,7 +259,7 @@ class Game:
     def history(self) -> list[tuple[int, str, tuple[int, ...]]]:
         """The match's actions as ``(seat, kind, cards its text names)``, from the record:
         full information, every card named (replays, debugging; not for agents)."""
-        return [(seat, kind, cards[:A.TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
+        return [(seat, kind, cards[:TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
                 if kind != DEAL and kind != SHOW]
 
     @property
@@ -282,12 +307,12 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        action = A.check_action(action)  # not an action number at all: refused in every mode
+        action = check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
         seat = self.current_player
         self._legal_cache = None
-        self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
+        self.last_kind[seat] = ACTION_KIND_INDEX[action]
         self.record.append(self.record_entry(action, seat))
         self.actions_taken += 1
         self._step(seat, action)
@@ -299,8 +324,8 @@ class Game:
             raise IllegalActionError(f"action {action!r}: the game waits for the next deal's pack (supply_pack)")
         texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
         what = action
-        if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
-            what = f"{action} ({A.describe_action(action)})"
+        if isinstance(action, int) and 0 <= action < NUM_ACTIONS:
+            what = f"{action} ({describe_action(action)})"
         raise IllegalActionError(f"illegal action {what} for seat {self.current_player} "
                                  f"in phase {self.phase!r}; legal: {texts}")
 
@@ -309,22 +334,22 @@ class Game:
         moves or names and who sees each (R11).  Face-down cards are seen by their owner and,
         in a barter, by the one who receives them; face-up cards by all."""
         seat = self.current_player if seat is None else seat
-        kind = A.ACTION_KINDS[action]
-        if action < A.READY_MONEY:
-            if action == A.TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
+        kind = ACTION_KINDS[action]
+        if action < READY_MONEY:
+            if action == TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
                 return seat, kind, (*self.hands[seat], *self.table), (self.everyone,) * 6
-            if action == A.KEEP_HAND:  # he looks at his cards now
+            if action == KEEP_HAND:  # he looks at his cards now
                 return seat, kind, tuple(self.hands[seat]), (self.seat_bits[seat],) * 3
             return seat, kind, (), ()
         hand, me = self.hands[seat], self.seat_bits[seat]
-        if action < A.OFFER:  # R5.3: a face-down discard and a face-down draw from the top
-            return seat, kind, (hand[action - A.READY_MONEY], self.stock[-1]), (me, me)
-        if action < A.GIVE:  # R5.4, R7.2: offered face down
-            return seat, kind, (hand[action - A.OFFER],), (me,)
-        if action < A.EXCHANGE:  # the given card and the offered one: both seen by both
+        if action < OFFER:  # R5.3: a face-down discard and a face-down draw from the top
+            return seat, kind, (hand[action - READY_MONEY], self.stock[-1]), (me, me)
+        if action < GIVE:  # R5.4, R7.2: offered face down
+            return seat, kind, (hand[action - OFFER],), (me,)
+        if action < EXCHANGE:  # the given card and the offered one: both seen by both
             both = me | self.seat_bits[self.offer[0]]
-            return seat, kind, (hand[action - A.GIVE], self.offer[1]), (both, both)
-        own, slot = divmod(action - A.EXCHANGE, 3)  # R6.3, R8.2: face up
+            return seat, kind, (hand[action - GIVE], self.offer[1]), (both, both)
+        own, slot = divmod(action - EXCHANGE, 3)  # R6.3, R8.2: face up
         return seat, kind, (hand[own], self.table[slot]), (self.everyone, self.everyone)
 
     def _step(self, seat: int, action: int) -> None:
@@ -333,20 +358,20 @@ class Game:
     def action_cards(self, action: int, seat: int | None = None) -> tuple[int, ...]:
         """The cards an action names, in the current state."""
         seat = self.current_player if seat is None else seat
-        return A.action_cards(action, self.hands[seat], self.table)
+        return action_cards(action, self.hands[seat], self.table)
 
     def action_text(self, action: int, seat: int | None = None) -> str:
         """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``.
 
         Full information: it names ``seat``'s cards whoever asks."""
         seat = self.current_player if seat is None else seat
-        return A.action_text(action, self.hands[seat] if seat is not None else (), self.table)
+        return action_text(action, self.hands[seat] if seat is not None else (), self.table)
 
     def action_from_text(self, text: str, seat: int | None = None) -> int:
         """The action number of a canonical text for ``seat`` in the current state."""
         seat = self.current_player if seat is None else seat
         hand = self.hands[seat] if seat is not None else []
-        return A.action_from_text(text, hand, self.table, f"the hand of seat {seat}")
+        return action_from_text(text, hand, self.table, f"the hand of seat {seat}")
 
     # ------------------------------------------------------------ settlement
     flush_ends_deal = False  # R7.3: a flush is declared at once (My Ship Sails)
@@ -421,7 +446,7 @@ class Game:
 
     def _offer(self, seat: int, action: int) -> None:
         """R5.4, R7.2: ``seat`` offers a card face down; his left neighbour answers."""
-        self.offer = (seat, self.hands[seat][action - A.OFFER])
+        self.offer = (seat, self.hands[seat][action - OFFER])
         self.phase = REPLY
         self.current_player = self.left_of(seat)
 
@@ -430,7 +455,7 @@ class Game:
         player remembers which card he gave to whom (R11).  Returns the trader."""
         trader, offered = self.offer
         self.offer = None
-        given = self.hands[neighbour][action - A.GIVE]
+        given = self.hands[neighbour][action - GIVE]
         mine, theirs = self.hands[trader], self.hands[neighbour]
         mine.remove(offered)
         theirs.remove(given)
@@ -452,7 +477,7 @@ class Game:
         newly_out = []
         if self.rules.has_lives:
             for seat in self.order:
-                if self.counters[seat] <= 0 and not self.out[seat]:
+                if self.lives[seat] <= 0 and not self.out[seat]:
                     self.out[seat] = True
                     newly_out.append(seat)
         self._pay_rewards()
@@ -581,7 +606,7 @@ class Game:
         """The match's actions as ``(seat, canonical text)``: full information, every card named."""
         texts = []
         for seat, kind, cards, _ in self.record:
-            count = A.TEXT_CARDS.get(kind, 0)
+            count = TEXT_CARDS.get(kind, 0)
             if kind != DEAL and kind != SHOW:  # a card None (unknown in a sampled world's past): kind only
                 named = cards[:count]
                 texts.append((seat, f"{kind} {format_cards(named)}" if count and None not in named else kind))

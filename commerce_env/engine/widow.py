@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from . import actions as A
+from .actions import EXCHANGE, KEEP_HAND, KNOCK, PASS, TAKE_WIDOW
 from .base import ACT, WIDOW_CHOICE, Game
 
-_EXCHANGES = [A.EXCHANGE + i for i in range(9)]
-_WITH_PASS = [A.KNOCK, A.PASS] + _EXCHANGES
-_WITHOUT_PASS = [A.KNOCK] + _EXCHANGES
-_WIDOW_CHOICE = [A.TAKE_WIDOW, A.KEEP_HAND]
+_EXCHANGES = [EXCHANGE + i for i in range(9)]
+_WITH_PASS = [KNOCK, PASS] + _EXCHANGES
+_WITHOUT_PASS = [KNOCK] + _EXCHANGES
+_WIDOW_CHOICE = [TAKE_WIDOW, KEEP_HAND]
 
 
 def exchange_with_table(game: Game, seat: int, action: int) -> None:
     """R6.3 / R8.2: a hand card goes face up in the taken table card's place."""
-    own, slot = divmod(action - A.EXCHANGE, 3)
+    own, slot = divmod(action - EXCHANGE, 3)
     hand = game.hands[seat]
     hand[own], game.table[slot] = game.table[slot], hand[own]
     hand.sort()
@@ -40,15 +40,15 @@ class Widow(Game):
         return not (self.phase == WIDOW_CHOICE and seat == self.dealer)
 
     def _step(self, seat: int, action: int) -> None:
-        if action == A.TAKE_WIDOW:  # his unseen hand becomes the new widow
+        if action == TAKE_WIDOW:  # his unseen hand becomes the new widow
             hand = self.hands[seat]
             self.hands[seat], self.table = sorted(self.table), list(hand)
             self._first_turn()
-        elif action == A.KEEP_HAND:
+        elif action == KEEP_HAND:
             self._first_turn()
-        elif action == A.KNOCK:  # R6.4
+        elif action == KNOCK:  # R6.4
             self._showdown()
-        elif action == A.PASS:  # R6.3 allow_pass
+        elif action == PASS:  # R6.3 allow_pass
             self._next_turn(seat)
         else:
             exchange_with_table(self, seat, action)

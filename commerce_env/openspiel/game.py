@@ -16,9 +16,8 @@ from typing import Any
 import pyspiel
 
 from ..cards import CARDS, format_cards, make_pack
-from ..engine import actions as A
 from ..engine import new_game
-from ..engine.actions import TEXT_CARDS
+from ..engine.actions import NUM_ACTIONS, TEXT_CARDS, describe_action
 from ..engine.base import DEAL, SHOW, Game
 from ..rules import UNTIL_OUT, VARIANTS, Rules
 from ..view import seat_view
@@ -86,7 +85,7 @@ class CommerceGame(pyspiel.Game):
         low, high = utility_bounds(self.players, self.rules)
         self.deal_steps = deal_steps(self.players, self.rules)
         info = pyspiel.GameInfo(
-            num_distinct_actions=A.NUM_ACTIONS,
+            num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=52,  # chance outcomes are card numbers (rank * 4 + suit)
             num_players=self.players,
             min_utility=low,
@@ -205,7 +204,7 @@ class CommerceState(pyspiel.State):
         game = self._m.game
         if game is not None and player == game.current_player:
             return game.action_text(action, player)
-        return A.describe_action(action)  # another seat's cards are not named (R11)
+        return describe_action(action)  # another seat's cards are not named (R11)
 
     def returns(self) -> list[float]:
         game = self._m.game

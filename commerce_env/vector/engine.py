@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..cards import parse_pack
-from ..engine import actions as A
+from ..engine.actions import NUM_ACTIONS, describe_action
 from ..hands import key_array
 from ..observation import observation_size
 from ..rules import UNTIL_OUT, Rules, make_rules
@@ -106,7 +106,7 @@ class BatchEngine:
         seeds = np.random.SeedSequence(seed).generate_state(g, dtype=np.uint64).view(np.int64)
         self._layout(0)
         self._st[:, K.G_RNG] = seeds
-        self._masks = np.zeros((g, A.NUM_ACTIONS), dtype=np.int8)
+        self._masks = np.zeros((g, NUM_ACTIONS), dtype=np.int8)
         self._rewards = np.zeros((g, n), dtype=np.float64)
         self._all = np.arange(g, dtype=np.int64)
         self._started = False
@@ -197,13 +197,13 @@ class BatchEngine:
             raise ValueError(f"actions must be an int array of shape ({self.num_games},), "
                              f"got {actions.dtype} {actions.shape}")
         active = ~self.over if where is None else (np.asarray(where, dtype=np.bool_) & ~self.over)
-        clipped = np.clip(actions, 0, A.NUM_ACTIONS - 1)
+        clipped = np.clip(actions, 0, NUM_ACTIONS - 1)
         legal = (self._masks[self._all, clipped] == 1) & (actions == clipped)
         bad = np.flatnonzero(active & ~legal)
         if bad.size:
             g = int(bad[0])
             a = int(actions[g])
-            what = f"{a} ({A.describe_action(a)})" if 0 <= a < A.NUM_ACTIONS else f"{a}"
+            what = f"{a} ({describe_action(a)})" if 0 <= a < NUM_ACTIONS else f"{a}"
             raise ValueError(f"game {g}: illegal action {what} for seat {int(self.current_player[g])}; "
                              f"legal: {np.flatnonzero(self._masks[g]).tolist()}")
         K.step_games(self._st, self.params, self.keys, actions.astype(np.int64, copy=False), active, self._masks,

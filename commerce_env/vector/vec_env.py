@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from ..engine import actions as A
+from ..engine.actions import NUM_ACTIONS
 from ..rules import make_rules
 from .engine import BatchEngine
 from .features import batch_feature_builders, with_features
@@ -95,7 +95,7 @@ class BatchVecEnv(VecEnv):
         observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         self.render_mode = None
         self._all = np.arange(num_envs)
-        super().__init__(num_envs, observation_space, spaces.Discrete(A.NUM_ACTIONS))
+        super().__init__(num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
         self.seat_mode = seat
         self._rng = np.random.default_rng(seed)
         self._episodes = np.zeros(num_envs, dtype=np.int64)
