@@ -179,9 +179,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
 def _show(game, showdown, names: list[str], say) -> None:
     """A showdown: every hand with its category, the winners, and what each won or paid."""
     from commerce_env.cards import format_cards
-    from commerce_env.scene import plays_for_money
-
-    money = plays_for_money(game)
+    money = game.plays_for_money  # R9: money apart from lives
     before, after = ((showdown.money_before, showdown.money_after) if money
                      else (showdown.counters_before, showdown.counters_after))
     say(f"Deal {showdown.deal}: the hands are shown:")

@@ -35,7 +35,7 @@ from .engine import new_game
 from .engine.base import Game
 from .engine.settlement import Showdown
 from .rules import Rules, make_rules
-from .scene import Scene, build_scene, history_lines, plays_for_money
+from .scene import Scene, build_scene, history_lines
 
 FORMAT, VERSION = "commerce-replay", 1
 KEYS = ("format", "version", "variant", "num_players", "options", "names", "dealer", "packs", "actions",
@@ -88,7 +88,7 @@ def record_game(game: Game, names: Sequence[str] | None = None) -> dict[str, Any
     options = game.rules.options()
     variant = options.pop("variant")
     over = game.over
-    money = plays_for_money(game)
+    money = game.plays_for_money
     return {
         "format": FORMAT, "version": VERSION, "variant": variant, "num_players": n, "options": options,
         "names": list(names) if names else [f"player_{s}" for s in range(n)], "dealer": game.first_dealer,

@@ -90,11 +90,6 @@ def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int) -> 
     return " ".join([kind, *(card_text(c) for c in cards)])
 
 
-def plays_for_money(game: Game) -> bool:
-    """Pool commerce counts money apart from lives (R9)."""
-    return type(game).balances is not Game.balances
-
-
 def showdown_is_current(game: Game) -> bool:
     """Whether the latest showdown happened after the match's last action."""
     shown = game.last_showdown
@@ -182,7 +177,7 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
         raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
     names = names or [f"player_{s}" for s in range(n)]
     facts = _Everything(game) if viewer is None else _Seat(game, viewer)
-    money = plays_for_money(game)
+    money = game.plays_for_money  # R9: money apart from lives
     counters = shown.counters_after if shown else facts.counters
     moneys = shown.money_after if shown else facts.money
     dealer = shown.dealer if shown else facts.dealer

@@ -23,7 +23,7 @@ from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
 from commerce_env.rules import OPTIONS, VARIANTS, make_rules
-from commerce_env.scene import FACE_DOWN_KINDS, build_scene, plays_for_money, showdown_scene
+from commerce_env.scene import FACE_DOWN_KINDS, build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
@@ -224,7 +224,7 @@ class Match:
         return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if len(shown.winners) > 1 else 'wins'}."
 
     def _deal_result(self, shown: Showdown) -> dict[str, Any]:
-        money = plays_for_money(self.game)
+        money = self.game.plays_for_money
         before, after = (shown.money_before, shown.money_after) if money else (shown.counters_before,
                                                                                  shown.counters_after)
         return {"deal": shown.deal, "winners": [self.names[w] for w in shown.winners],

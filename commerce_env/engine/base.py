@@ -25,7 +25,7 @@ import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import CATEGORIES, hand_key, keys_of
+from ..hands import CATEGORIES, hand_key, key_array, keys_of
 from ..rules import UNTIL_OUT, Rules
 from .actions import (
     ACTION_KIND_INDEX,
@@ -386,6 +386,12 @@ class Game:
     def values_of(a, b, c, combinations: frozenset[str]):
         """:meth:`value_of` for the hands ``(a[i], b[i], c[i])`` (numpy arrays of cards)."""
         return keys_of(a, b, c, combinations)
+
+    @staticmethod
+    def value_table(combinations: frozenset[str]):
+        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``a * 2704 + b * 52 + c``
+        (a numpy array, shared: do not write to it), for code that looks values up in bulk."""
+        return key_array(combinations)
 
     def hand_value(self, seat: int) -> int:
         """The value of ``seat``'s hand (:meth:`value_of`)."""

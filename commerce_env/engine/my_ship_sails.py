@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..hands import is_ship, ship_key, ship_keys
+from ..hands import is_ship, ship_key, ship_key_array, ship_keys
 from .actions import DECLINE, GIVE, OFFER
 from .base import ACT, Game
 
@@ -24,6 +24,10 @@ class MyShipSails(Game):
     @staticmethod
     def values_of(a, b, c, combinations=None):
         return ship_keys(a, b, c)
+
+    @staticmethod
+    def value_table(combinations=None):
+        return ship_key_array()
 
     def category(self, value: int) -> str:
         return "ship" if value >= 100 else "point" if value else "none"  # R7.4: a flush sails, else points

@@ -16,7 +16,7 @@ from typing import Any
 import pyspiel
 
 from ..cards import CARDS, format_cards, make_pack
-from ..engine import new_game
+from ..engine import ENGINES, new_game
 from ..engine.actions import NUM_ACTIONS, TEXT_CARDS, describe_action
 from ..engine.base import DEAL, SHOW, Game
 from ..rules import UNTIL_OUT, VARIANTS, Rules
@@ -64,9 +64,10 @@ def utility_bounds(num_players: int, rules: Rules) -> tuple[float, float]:
     n = num_players
     if rules.reward == "outcome":
         return -1.0, 1.0
-    if rules.has_lives and rules.variant != "pool":  # counters are lives: 3 each (R6.1, R7.1)
+    plays_for_money = ENGINES[rules.variant].plays_for_money  # R9: money apart from lives
+    if rules.has_lives and not plays_for_money:  # counters are lives: 3 each (R6.1, R7.1)
         return -3.0, 3.0 * (n - 1)
-    if rules.variant == "pool":  # money: the entry and one horse at most (R9.2, R9.4)
+    if plays_for_money:  # money: the entry and one horse at most (R9.2, R9.4)
         return -float(rules.entry + rules.horse_price), float((n - 1) * rules.entry + rules.horse_price)
     # Money per deal: an ante, a ready-money counter per turn (R5.3), a counter to each other
     # player (R5.8, R8.4); the dealer receives every trade's counter.
