@@ -41,6 +41,37 @@ def test_waits_after_the_given_packs_and_deals_the_supplied_one():
     assert waiting.stock == given_all.stock and waiting.current_player == given_all.current_player
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_game_in_play_can_hand_its_later_packs_to_the_caller(variant):
+    # await_later_packs: the current deal goes on as dealt (R1.5); the next one waits for its pack,
+    # even though decks holds one, and is dealt as a game made with wait_for_packs deals it.
+    rules = make_rules(variant, deals=3)
+    rng = random.Random(variant)
+    packs = _packs(rng, 3, rules.deck_size)
+    while new_game(rules, 3, decks=packs[:1], dealer=1, wait_for_packs=True).awaiting_pack:  # R7.3: dealt ship
+        packs = _packs(rng, 3, rules.deck_size)
+    taken_over = new_game(rules, 3, decks=packs, dealer=1)
+    waiting = new_game(rules, 3, decks=packs[:1], dealer=1, wait_for_packs=True)
+    first = rng.choice(waiting.legal_actions())
+    for game in (taken_over, waiting):
+        game.apply(first)
+    hands, record = [list(h) for h in taken_over.hands], list(taken_over.record)
+    taken_over.await_later_packs()
+    assert taken_over.hands == hands and taken_over.record == record and not taken_over.awaiting_pack
+    while not waiting.awaiting_pack and not waiting.over:
+        action = rng.choice(waiting.legal_actions())
+        waiting.apply(action)
+        taken_over.apply(action)
+    assert (taken_over.awaiting_pack, taken_over.over) == (waiting.awaiting_pack, waiting.over)
+    assert taken_over.awaiting_pack or taken_over.over
+    if waiting.awaiting_pack:
+        assert taken_over.current_player is None and taken_over.legal_actions() == []
+        for game in (taken_over, waiting):
+            game.supply_pack(format_cards(packs[2]))  # not decks' second pack: the one supplied
+        assert taken_over.hands == waiting.hands and taken_over.table == waiting.table
+        assert taken_over.current_player == waiting.current_player
+
+
 def test_an_action_while_waiting_is_refused_and_changes_nothing():
     rules = make_rules("widow", deals=2)
     game = new_game(rules, 3, decks=_packs(random.Random(3), 1), wait_for_packs=True)

@@ -185,6 +185,14 @@ class Game:
         self.awaiting_pack = False
         self._start_deal()
 
+    def await_later_packs(self) -> None:
+        """From the next deal on, wait (``awaiting_pack``) for each pack to be given with
+        :meth:`supply_pack`, as a game made with ``wait_for_packs``: no pack left in
+        ``decks`` and no shuffle.  For a caller that takes over the dealing of a game in
+        play (OpenSpiel's chance nodes); the current deal is untouched."""
+        self.wait_for_packs = True
+        self.decks = []
+
     def _start_deal(self) -> None:
         pack = self._next_pack()
         if pack is None:  # wait_for_packs: nobody acts until supply_pack()

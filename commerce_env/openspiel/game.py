@@ -273,7 +273,7 @@ def state_from_engine(game: CommerceGame, engine: Game) -> CommerceState:
     state = game.new_initial_state()
     m = state._m
     world = engine.clone()
-    world.wait_for_packs, world.decks = True, []  # later packs are chance's, unknown to all
+    world.await_later_packs()  # later packs are chance's, unknown to all
     m.game = world
     earlier = [(s, kind, cards[:TEXT_CARDS.get(kind, 0)]) for s, kind, cards, _ in engine.record[:engine.deal_start]
                if kind != DEAL and kind != SHOW]
