@@ -229,7 +229,7 @@ def test_any_agent_sits_in_any_seat_of_the_aec_env(variant):  # R4.3: rewards su
     totals = play_env_episode(env, agents, seed=5)
     assert set(totals) == set(agents)
     assert sum(totals.values()) == pytest.approx(0.0)
-    assert env.unwrapped.game.is_over()
+    assert env.unwrapped.game.over
 
 
 def test_paired_difference_interval():
