@@ -148,13 +148,13 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if batched not in (None, True, False):
         raise ValueError(f"batched must be None (where it applies), True or False, got {batched!r}")
-    from .arena_batched import applies
+    from .arena_batched import refusal
 
-    fits = backend == "local" and applies(lineup, rules)
-    if batched and not fits:
-        raise ValueError("batched=True: the batched path gives the local result only for single deals without "
-                         "dealt flushes, with greedy or learned (deterministic) agents, on the local backend "
-                         "with the vector extra installed")
+    why = f"backend {backend!r} is not local" if backend != "local" else refusal(lineup, rules)
+    if batched and why:
+        raise ValueError(f"batched=True: {why}; the batched path plays greedy and learned (deterministic) "
+                         "agents only, on the local backend, with the extra `vector` installed")
+    fits = why is None
     batched = fits if batched is None else batched
     names = agent_names(lineup)
     unique = list(dict.fromkeys(names))

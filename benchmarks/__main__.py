@@ -125,6 +125,8 @@ def _optional(module: str) -> object | None:
 
 
 def arena_section(s: Settings) -> list[Row]:
+    """The local arena on one process and on all cores; then, per variant, the batched
+    path (where it applies: greedy and learned players) beside the local path on one process."""
     label = "greedy players, trade_barter (4 players), duplicate deals"
     if _optional("agents.arena") is None:
         return [Row("arena", label, None, "deals/s", note="n/a: agents/arena.py is not there")]
@@ -132,9 +134,20 @@ def arena_section(s: Settings) -> list[Row]:
     runs = {"one": workloads.ArenaRun(workers=1), "all": workloads.ArenaRun(workers=cores)}
     series = interleaved(runs, s.repeats, max(s.seconds, 0.5) * 2)
     one, every = series["one"], series["all"]
-    return [Row("arena", f"{label}: 1 process", one.median, "deals/s"),
+    rows = [Row("arena", f"{label}: 1 process", one.median, "deals/s"),
             Row("arena", f"{label}: {cores} processes", every.median, "deals/s", "the arena on 1 process",
                 one.median, paired_ratio(every, one))]
+    if _optional("numba") is None:
+        return rows + [Row("arena", "batched path", None, "deals/s", note="n/a: install the extra `vector` (numba)")]
+    for variant in workloads.VARIANTS:
+        runs = {"local": workloads.ArenaRun(workers=1, variant=variant),
+                "batched": workloads.ArenaRun(workers=1, variant=variant, batched=True)}
+        series = interleaved(runs, s.repeats, max(s.seconds, 0.5) * 2)
+        local, batched = series["local"], series["batched"]
+        rows.append(Row("arena", f"greedy players, {variant} (4 players), duplicate: batched path", batched.median,
+                        "deals/s", "the local path, 1 process", local.median, paired_ratio(batched, local),
+                        batched.cpu_median))
+    return rows
 
 
 def training_section(s: Settings) -> list[Row]:

@@ -205,22 +205,30 @@ def pettingzoo_run(name: str) -> Run:
 # ------------------------------------------------------------------ arena
 class ArenaRun:
     """Duplicate deals between ``greedy`` players through :func:`agents.arena.run_arena`
-    on ``workers`` processes; each run is sized to last about ``seconds``."""
+    on ``workers`` processes, on the local path or the batched one (``batched``); each run
+    is sized to last about ``seconds`` by a first untimed run (which also loads the
+    batched engine's compiled code)."""
 
-    def __init__(self, workers: int, variant: str = "trade_barter", num_players: int = NUM_PLAYERS):
+    def __init__(self, workers: int, variant: str = "trade_barter", num_players: int = NUM_PLAYERS,
+                 batched: bool = False):
         from agents.arena import run_arena
 
         self.run_arena = run_arena
         self.workers = workers
         self.variant = variant
         self.num_players = num_players
-        self.rate = 0.0  # deals/s seen so far, to size the next run
+        self.batched = batched
         self.seed = 0
+        self.rate = 0.0  # games (episodes) per second seen so far, to size the next run
+        self._play(64 if batched else 8)
+
+    def _play(self, games: int) -> dict:
+        self.seed += 1
+        result = self.run_arena(["greedy"], variant=self.variant, num_players=self.num_players, games=games,
+                                seed=self.seed, workers=self.workers, progress=False, batched=self.batched)
+        self.rate = max(self.rate, result["games_per_second"])
+        return result
 
     def __call__(self, seconds: float) -> int:
-        deals = max(self.num_players * 4, int(self.rate * seconds))
-        self.seed += 1
-        result = self.run_arena(["greedy"], variant=self.variant, num_players=self.num_players, deals=deals,
-                                seed=self.seed, workers=self.workers, progress=False)
-        self.rate = max(self.rate, result["deals_per_second"])
+        result = self._play(max(self.workers, int(self.rate * seconds)))
         return int(result["deals_played"])

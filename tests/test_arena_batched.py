@@ -29,45 +29,93 @@ def _cautious() -> GreedyAgent:
     return agent
 
 
-@pytest.mark.parametrize("variant", ["trade_barter", "old_game"])
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """``tiny_model(variant, num_players, **options)``: the folder of a small untrained model.
+
+    Its network depends only on the number of players (the observation's size), so one
+    policy per table size serves every variant."""
+    networks: dict[int, tuple] = {}
+
+    def make(variant: str, num_players: int, **options) -> str:
+        if num_players not in networks:
+            torch.set_num_threads(1)
+            env = CommerceEnv(variant="trade_barter", num_players=num_players, opponents=["random"])
+            model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=num_players, device="cpu", n_steps=64,
+                                            batch_size=64, policy_kwargs=dict(net_arch=[16]))
+            networks[num_players] = weights_from_policy(model.policy)
+        weights, network = networks[num_players]
+        folder = tmp_path_factory.mktemp(f"{variant}-{num_players}")
+        meta = make_meta(make_rules(variant, **options), num_players, network)
+        return f"model:{save_model(folder / 'm', weights, meta, use_safetensors=False)}"
+
+    return make
+
+
+# Every variant at R12 defaults (matches until out: widow, my_ship_sails, pool; single deals:
+# trade_barter, old_game), and option sets with several deals, another match end, re-deals.
+CASES = [
+    ("trade_barter", 4, {}),
+    ("widow", 4, {}),
+    ("my_ship_sails", 4, {}),
+    ("old_game", 4, {}),
+    ("pool", 4, {}),
+    ("trade_barter", 3, {"deals": 3, "dealer_pays": "peel_each", "stand_after_trade": True}),
+    ("widow", 6, {"match_end": "freeze_out", "deals": 4, "allow_pass": False, "reward": "outcome"}),
+    ("my_ship_sails", 3, {"deals": 1}),  # R7.3: a dealt flush deals again, from the engine's shuffle
+    ("my_ship_sails", 6, {"match_end": "whiskey", "deals": 5, "tie_break": "dealer"}),
+    ("old_game", 3, {"deals": 4, "deck_size": 32}),
+    ("pool", 6, {"deals": 6, "entry": 6, "horse_price": 2, "payout": 2}),
+]
+
+
+@pytest.mark.parametrize("variant, num_players, options", CASES)
 @pytest.mark.parametrize("duplicate", [True, False])
-def test_batched_arena_equals_the_local_arena(variant, duplicate):
-    # R5, R8 (single deals): same packs, same seatings, same decisions, same rewards.
-    kwargs = dict(lineup=["greedy", _cautious()], variant=variant, num_players=4, games=120, seed=7,
+def test_batched_arena_equals_the_local_arena(tiny_model, variant, num_players, options, duplicate):
+    # R4.5, R7.3, R12: same packs (given and shuffled), seatings, decisions and rewards: the same JSON.
+    lineup = [tiny_model(variant, num_players, **options), "greedy", _cautious()][:num_players]
+    kwargs = dict(lineup=lineup, variant=variant, num_players=num_players, options=options, games=24, seed=7,
                   duplicate=duplicate)
+    batched = _result(batched=True, **kwargs)
+    assert batched == _result(batched=False, **kwargs)
+    if variant in ("widow", "my_ship_sails", "pool") and not options:  # R4.5: matches until out
+        assert batched["deals_played"] > batched["games"]
+
+
+def test_greedy_lineups_agree_over_many_batches(monkeypatch):
+    # More games than the batched engine plays at once, matches of several deals (R4.5).
+    monkeypatch.setattr(arena_batched, "GAMES_PER_BATCH", 5)
+    kwargs = dict(lineup=["greedy", _cautious()], variant="pool", num_players=4, games=6 * 8, seed=3)
     assert _result(batched=True, **kwargs) == _result(batched=False, **kwargs)
 
 
-@pytest.fixture
-def model_folder(tmp_path):
-    torch.set_num_threads(1)
-    env = CommerceEnv(variant="trade_barter", num_players=4, opponents=["random"])
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64,
-                                    policy_kwargs=dict(net_arch=[16]))
-    weights, network = weights_from_policy(model.policy)
-    return save_model(tmp_path / "m", weights, make_meta(make_rules("trade_barter"), 4, network),
-                      use_safetensors=False)
-
-
-def test_a_learned_model_plays_the_same_on_both_paths(model_folder):
-    spec = f"model:{model_folder}"
-    kwargs = dict(lineup=[spec, "greedy"], variant="trade_barter", num_players=4, games=96, seed=2)
-    assert _result(batched=True, **kwargs) == _result(batched=False, **kwargs)
-    agent = load_agent(model_folder)
+def test_a_learned_agent_object_is_batched(tiny_model):
+    spec = tiny_model("trade_barter", 4)
+    agent = load_agent(spec[len("model:"):])
     assert arena_batched.applies([agent, "greedy"], make_rules("trade_barter"))
+    kwargs = dict(variant="trade_barter", num_players=4, games=12, seed=2)
+    assert _result(lineup=[agent, "greedy"], batched=True, **kwargs) == \
+        _result(lineup=[agent, "greedy"], batched=False, **kwargs)
+    sampling = load_agent(spec[len("model:"):], deterministic=False)
+    assert not arena_batched.applies([sampling, "greedy"], make_rules("trade_barter"))
 
 
-@pytest.mark.parametrize("lineup, variant, options", [
-    (["greedy", "random"], "trade_barter", {}),  # random draws its own numbers
-    (["greedy", "search"], "old_game", {}),  # no batched form
-    (["greedy"], "widow", {}),  # matches (R4.5): later packs are the engine's own
-    (["greedy"], "my_ship_sails", {"deals": 1}),  # a dealt flush deals again (R7.3)
+@pytest.mark.parametrize("lineup, named", [
+    (["greedy", "random"], "'random'"),  # random draws its own numbers
+    (["greedy", "expected_value"], "'expected_value'"),  # no batched form
+    (["search", "greedy"], "'search'"),
 ])
-def test_the_batched_path_is_refused_where_it_would_change_the_result(lineup, variant, options):
-    rules = make_rules(variant, **options)
+@pytest.mark.parametrize("variant", ["trade_barter", "widow"])
+def test_the_batched_path_is_refused_where_it_would_change_the_result(lineup, named, variant):
+    rules = make_rules(variant)
     assert not arena_batched.applies(lineup, rules)
-    with pytest.raises(ValueError, match="batched=True"):
-        run_arena(lineup, variant=variant, num_players=4, options=options, games=24, progress=False, batched=True)
+    with pytest.raises(ValueError, match=f"batched=True: {named} has no deterministic batched form"):
+        run_arena(lineup, variant=variant, num_players=4, games=24, progress=False, batched=True)
+
+
+def test_the_batched_path_is_refused_on_ray():
+    with pytest.raises(ValueError, match="batched=True: backend 'ray' is not local"):
+        run_arena(["greedy"], num_players=4, games=24, progress=False, batched=True, backend="ray")
 
 
 def test_the_arena_takes_the_batched_path_by_itself_where_it_applies(monkeypatch):
@@ -81,5 +129,24 @@ def test_the_arena_takes_the_batched_path_by_itself_where_it_applies(monkeypatch
     monkeypatch.setattr(arena_batched, "play_groups", counting)
     run_arena(["greedy", _cautious()], variant="old_game", num_players=4, games=24, progress=False)
     assert calls == [1]
+    run_arena(["greedy", _cautious()], variant="widow", num_players=4, games=24, progress=False)
+    assert calls == [1, 1]  # matches too (R4.5)
     run_arena(["greedy", "random"], variant="old_game", num_players=4, games=24, progress=False)
-    assert calls == [1]  # random: the local path
+    assert calls == [1, 1]  # random: the local path
+
+
+def test_training_evaluation_takes_the_batched_path_where_it_applies(tiny_model, monkeypatch):
+    from training.evaluation import evaluate
+
+    calls = []
+    real = arena_batched.play_groups
+
+    def counting(agents, *args, **kwargs):
+        calls.append(sorted(getattr(a, "name", a) for a in agents.values()))
+        return real(agents, *args, **kwargs)
+
+    monkeypatch.setattr(arena_batched, "play_groups", counting)
+    agent = load_agent(tiny_model("widow", 3)[len("model:"):])  # as training's policy_agent gives it
+    report = evaluate(agent, ["greedy", "random"], variant="widow", num_players=3, deals=6)
+    assert calls == [["greedy", "learned"]]  # the table of greedy only: random is not batchable
+    assert set(report["opponents"]) == {"greedy", "random"}

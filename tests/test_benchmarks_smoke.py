@@ -95,3 +95,15 @@ def test_vector_section_rows(bench, monkeypatch):
     names = [row.name for row in rows]
     assert any("trade_barter" in name for name in names) and any("memory" in name for name in names)
     assert [row.met for row in rows if "x64" in row.name] == [True, True]
+
+
+def test_arena_section_puts_the_batched_path_beside_the_local_one(bench, monkeypatch):
+    pytest.importorskip("numba")
+    import benchmarks.workloads as workloads
+
+    monkeypatch.setattr(workloads, "VARIANTS", ("old_game",))
+    monkeypatch.setattr(bench.os, "cpu_count", lambda: 1)
+    rows = bench.arena_section(bench.Settings(repeats=1, seconds=0.01, episodes=1, import_repeats=1))
+    batched = [row for row in rows if "batched" in row.name]
+    assert [row.name for row in batched] == ["greedy players, old_game (4 players), duplicate: batched path"]
+    assert batched[0].peer == "the local path, 1 process" and batched[0].ratio > 0

@@ -172,6 +172,8 @@ def test_finished_games_ignore_actions_and_report_minus_one():
 
 @pytest.mark.parametrize("bad, named", [
     ([["AS"]], "lacks"), ("AS KD", "one list of packs"), ([["AS AS"]], "twice"), ([[], []], "one list"),
+    ([[[0] * 52]], "twice"), ([[[float(c) for c in range(52)]]], "got 0.0"),
+    ([[[True] + list(range(1, 52))]], "got True"), ([[list(range(1, 53))]], "index"),
 ])
 def test_bad_decks_are_named_and_change_nothing(bad, named):
     engine = BatchEngine("trade_barter", 2, 1, seed=0)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import parse_pack
+from ..cards import make_pack, parse_pack
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..observation import observation_size
@@ -31,6 +31,19 @@ _VARIANT_CODES = {"trade_barter": K.V_TRADE_BARTER, "widow": K.V_WIDOW, "my_ship
 _TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
 _PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
                "none": K.PAYS_NONE}
+_FULL_PACKS = {size: np.asarray(make_pack(size), dtype=np.int64) for size in (32, 52)}
+
+
+def _pack_row(pack: Any, size: int) -> Any:
+    """A pack as :func:`commerce_env.cards.parse_pack` reads it; card indices that are already a
+    whole pack are taken as they are (fast: the arena gives thousands)."""
+    if not isinstance(pack, (str, bytes)):
+        row = np.asarray(pack)
+        if row.dtype.kind in "iu" and row.shape == (size,) and np.array_equal(np.sort(row), _FULL_PACKS[size]):
+            return row
+    return parse_pack(pack, size)
+
+
 def rule_params(rules: Rules, num_players: int) -> np.ndarray:
     """The rules as the kernels' parameter vector (see :mod:`.kernels`)."""
     p = np.zeros(K.NUM_PARAMS, dtype=np.int64)
@@ -62,11 +75,15 @@ class BatchEngine:
     ``options`` are the R12 options of :func:`commerce_env.env` (or ``rules=``
     a :class:`~commerce_env.rules.Rules`).  ``seed`` seeds each game's own
     shuffles (a different generator from the readable engine's: given packs
-    agree exactly, shuffled ones need not).
+    agree exactly, shuffled ones need not).  With ``wait_for_packs=True`` a game
+    whose given packs are used up does not shuffle: it waits (:attr:`awaiting_pack`,
+    no player to act, not over) until :meth:`supply_packs` deals it its next pack,
+    as the readable engine's ``wait_for_packs`` / ``supply_pack`` (a caller that
+    deals itself: the arena gives the readable engine's own shuffles).
     """
 
     def __init__(self, variant: str, num_players: int, num_games: int, seed: int = 0,
-                 rules: Rules | None = None, **options: Any):
+                 rules: Rules | None = None, wait_for_packs: bool = False, **options: Any):
         if rules is None:
             rules = make_rules(variant, **options)
         elif options or rules.variant != variant:
@@ -83,9 +100,13 @@ class BatchEngine:
         self.num_players = n = num_players
         self.num_games = g = int(num_games)
         self.obs_size = observation_size(n)
+        if not isinstance(wait_for_packs, bool):
+            raise ValueError(f"wait_for_packs must be True or False, got {wait_for_packs!r}")
         self.params = rule_params(rules, n)
         self.plays_for_money = engine.plays_for_money  # R9: rewards count money
         self.keys = engine.value_table(rules.combinations).astype(np.int32)  # R2, or R7.4's values
+        self.params[K.P_WAIT] = wait_for_packs
+        self.wait_for_packs = wait_for_packs
         seeds = np.random.SeedSequence(seed).generate_state(g, dtype=np.uint64).view(np.int64)
         self._layout(0)
         self._st[:, K.G_RNG] = seeds
@@ -115,7 +136,7 @@ class BatchEngine:
             if isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence):
                 raise ValueError(f"decks[{k}] must be a list of packs (texts or card-index lists), got {packs!r:.80}")
             try:
-                parsed.append([parse_pack(p, size) for p in packs])
+                parsed.append([_pack_row(p, size) for p in packs])
             except (ValueError, TypeError) as error:
                 raise ValueError(f"decks[{k}]: {error}") from None
         most = max((len(p) for p in parsed), default=0)
@@ -171,7 +192,8 @@ class BatchEngine:
             raise RuntimeError("call reset() before using the batch engine")
 
     def step(self, actions: Sequence[int] | np.ndarray, where: np.ndarray | None = None) -> None:
-        """One action per game (ignored where the match is over, or where ``where`` is False).
+        """One action per game (ignored where the match is over or waits for a pack, or where
+        ``where`` is False).
         An illegal action raises ``ValueError`` naming the game and the action, and changes nothing."""
         self._require_started()
         actions = np.asarray(actions)
@@ -179,7 +201,8 @@ class BatchEngine:
                                                       and actions.dtype != np.bool_):
             raise ValueError(f"actions must be an int array of shape ({self.num_games},), "
                              f"got {actions.dtype} {actions.shape}")
-        active = ~self.over if where is None else (np.asarray(where, dtype=np.bool_) & ~self.over)
+        running = ~self.over & ~self.awaiting_pack
+        active = running if where is None else (np.asarray(where, dtype=np.bool_) & running)
         clipped = np.clip(actions, 0, NUM_ACTIONS - 1)
         legal = (self._masks[self._all, clipped] == 1) & (actions == clipped)
         bad = np.flatnonzero(active & ~legal)
@@ -192,10 +215,39 @@ class BatchEngine:
         K.step_games(self._st, self.params, self.keys, actions.astype(np.int64, copy=False), active, self._masks,
                      self._rewards)
 
+    def supply_packs(self, games: Sequence[int] | np.ndarray, packs: Sequence[Any]) -> None:
+        """Deal each of ``games`` (all :attr:`awaiting_pack`) its next deal from its pack in
+        ``packs`` (pack texts or card-index lists, top card first).  A deal settled as it is
+        dealt (a dealt flush, R7.3) makes the game wait for the next pack again.  Sets
+        :attr:`rewards` of those games to what the deal paid; the others' are untouched
+        (as by :meth:`reset_games`)."""
+        self._require_started()
+        games = np.asarray(games)
+        if games.ndim != 1 or (games.size and (not np.issubdtype(games.dtype, np.integer)
+                                               or games.min() < 0 or games.max() >= self.num_games)):
+            raise ValueError(f"games must be indices from 0 to {self.num_games - 1}, got {games!r:.80}")
+        games = games.astype(np.int64)
+        if len(np.unique(games)) != len(games):
+            raise ValueError(f"games must not repeat a game, got {games.tolist()!r:.80}")
+        idle = games[~self.awaiting_pack[games]]
+        if idle.size:
+            raise ValueError(f"game {int(idle[0])} is not waiting for a pack (awaiting_pack is False)")
+        if isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence) or len(packs) != len(games):
+            raise ValueError(f"packs must be one pack per game ({len(games)}), got {packs!r:.80}")
+        rows = np.zeros((len(games), 52), dtype=np.int64)
+        size = self.rules.deck_size
+        for k, pack in enumerate(packs):
+            try:
+                rows[k, :size] = _pack_row(pack, size)
+            except (ValueError, TypeError) as error:
+                raise ValueError(f"packs[{k}]: {error}") from None
+        self._rewards[games] = 0.0
+        K.supply_packs(self._st, self.params, self.keys, games, rows, self._masks, self._rewards)
+
     # ------------------------------------------------------------- read-outs
     @property
     def current_player(self) -> np.ndarray:
-        """The seat to act in each game, -1 where the match is over."""
+        """The seat to act in each game, -1 where the match is over (or waits for a pack)."""
         return self._st[:, K.G_TO_ACT].copy()
 
     @property
@@ -211,6 +263,22 @@ class BatchEngine:
     @property
     def over(self) -> np.ndarray:
         return self._st[:, K.G_OVER] == 1
+
+    @property
+    def awaiting_pack(self) -> np.ndarray:
+        """Where a game waits for :meth:`supply_packs` (only with ``wait_for_packs``)."""
+        return self._st[:, K.G_AWAITING] == 1
+
+    @property
+    def deals_played(self) -> np.ndarray:
+        """Each match's deals so far that count toward `deals` (R4.5), as ``Game.deals_played``."""
+        return self._st[:, K.G_DEALS_PLAYED].copy()
+
+    @property
+    def deals_dealt(self) -> np.ndarray:
+        """Each match's deals dealt so far, settled-at-once ones included (R7.3): the index of
+        the pack its next deal takes."""
+        return self._st[:, K.G_DEALS_DEALT].copy()
 
     def _section(self, offset: int, width: int) -> np.ndarray:
         at = int(self.params[offset])

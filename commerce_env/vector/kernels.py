@@ -29,8 +29,10 @@ V_TRADE_BARTER, V_WIDOW, V_SHIP, V_OLD, V_POOL = 0, 1, 2, 3, 4
 (P_VARIANT, P_N, P_TIE, P_DISCARD_BOTTOM, P_STAND_AFTER, P_DEALER_PAYS, P_ALLOW_PASS, P_WHISKEY, P_DEALS,
  P_MAX_ROUNDS, P_ENTRY, P_PAYOUT, P_HORSE_PRICE, P_DECK, P_OUTCOME, P_LIVES, P_ANTES, P_TABLE,
  # offsets of the sections of a game's row
- P_PS, P_HANDS, P_TABLE_AT, P_STOCK_AT, P_DISC_AT, P_BITS_AT, P_REW_AT, P_DECKS_AT, P_WIDTH) = range(27)
-NUM_PARAMS = 27
+ P_PS, P_HANDS, P_TABLE_AT, P_STOCK_AT, P_DISC_AT, P_BITS_AT, P_REW_AT, P_DECKS_AT, P_WIDTH,
+ # 1: a game whose given packs are used up waits for supply_packs instead of shuffling
+ P_WAIT) = range(28)
+NUM_PARAMS = 28
 TIE_DEALER, TIE_ELDEST, TIE_SPLIT = 0, 1, 2
 PAYS_FOSTER, PAYS_EACH, PAYS_BETTER, PAYS_NONE = 0, 1, 2, 3
 UNTIL_OUT = -1
@@ -47,8 +49,8 @@ READY_MONEY, OFFER, GIVE, EXCHANGE, NUM_ACTIONS = 9, 12, 15, 18, 27
 # Per-game scalars: the first NUM_GS columns of a row.
 (G_PHASE, G_TO_ACT, G_DEALER, G_POOL, G_DEALS_PLAYED, G_DEALS_DEALT, G_ROUNDS, G_M, G_STOCK, G_DISCARDS,
  G_OFFER_TRADER, G_OFFER_CARD, G_OVER, G_STOOD, G_LT_HEAD, G_LT_LEN, G_HORSE_OFFERED, G_HAS_LOSERS,
- G_NUM_DECKS, G_NEWLY_OUT, G_RNG, G_WINNERS, G_UNSHUFFLED) = range(23)
-NUM_GS = 23
+ G_NUM_DECKS, G_NEWLY_OUT, G_RNG, G_WINNERS, G_UNSHUFFLED, G_AWAITING) = range(24)
+NUM_GS = 24
 # Per-player fields, NUM_PS columns per seat from p[P_PS].  ORDER, LAST_TURNS and WINNERS are lists
 # indexed by position (the i-th entry is in seat i's block).
 (S_COUNTERS, S_MONEY, S_OUT, S_ORDER, S_POS, S_LAST_KIND, S_STOOD, S_PASSED, S_VALUE, S_PAID, S_LOSER,
@@ -228,6 +230,7 @@ def start_match(st, g, p, keys, dealer, pack):
     st[g, G_DEALS_DEALT] = 0
     st[g, G_DEALER] = dealer
     st[g, G_OVER] = 0
+    st[g, G_AWAITING] = 0
     st[g, G_HAS_LOSERS] = 0
     st[g, G_HORSE_OFFERED] = 0
     for s in range(n):
@@ -242,7 +245,8 @@ def start_match(st, g, p, keys, dealer, pack):
 @njit(cache=True, error_model="numpy")
 def start_deal(st, g, p, pack):
     """R1.5, R3.1, R4.2: order from the eldest, deal one at a time, antes.
-    Returns whether the deal is settled at once (a dealt ship, R7.3)."""
+    Returns whether the deal is settled at once (a dealt ship, R7.3).  With ``P_WAIT``, a
+    deal past the given packs waits (``G_AWAITING``) for :func:`supply_packs`."""
     n = p[P_N]
     dealer = st[g, G_DEALER]
     m = 0
@@ -257,16 +261,30 @@ def start_deal(st, g, p, pack):
         st[g, _f(p, _order(st, g, p, i), S_POS)] = i
     size = p[P_DECK]
     index = st[g, G_DEALS_DEALT]
-    dealt = 3 * m + (3 if p[P_TABLE] else 0)
     if index < st[g, G_NUM_DECKS]:
         at = p[P_DECKS_AT] + 52 * index
         for i in range(size):
             pack[i] = st[g, at + i]
         st[g, G_UNSHUFFLED] = 0
+    elif p[P_WAIT]:
+        st[g, G_AWAITING] = 1
+        st[g, G_TO_ACT] = -1
+        return False
     else:
+        dealt = 3 * m + (3 if p[P_TABLE] else 0)
         _shuffled_pack(st, g, p, pack, dealt)
         st[g, G_UNSHUFFLED] = size - dealt
-    st[g, G_DEALS_DEALT] = index + 1
+    return deal_pack(st, g, p, pack)
+
+
+@njit(cache=True, error_model="numpy")
+def deal_pack(st, g, p, pack):
+    """The rest of :func:`start_deal` once the deal's order of play and ``pack`` are set."""
+    n = p[P_N]
+    dealer = st[g, G_DEALER]
+    m = st[g, G_M]
+    size = p[P_DECK]
+    st[g, G_DEALS_DEALT] += 1
     hands = p[P_HANDS]
     for i in range(3 * n):
         st[g, hands + i] = -1
@@ -657,7 +675,7 @@ def legal_mask(st, g, p, masks):
     """Row ``g`` of ``masks``: the legal actions of the player to act (all zero when over)."""
     for a in range(NUM_ACTIONS):
         masks[g, a] = 0
-    if st[g, G_OVER]:
+    if st[g, G_OVER] or st[g, G_AWAITING]:
         return
     phase = st[g, G_PHASE]
     v = p[P_VARIANT]
@@ -914,9 +932,26 @@ def step_games(st, p, keys, actions, active, masks, rewards):
     """One action in each active, running game (legality checked by the caller)."""
     pack = np.empty(52, np.int64)
     for g in range(len(actions)):
-        if active[g] and st[g, G_OVER] == 0:
+        if active[g] and st[g, G_OVER] == 0 and st[g, G_AWAITING] == 0:
             apply_action(st, g, p, keys, pack, actions[g])
             legal_mask(st, g, p, masks)
+        _take_rewards(st, g, p, rewards)
+
+
+@njit(cache=True, error_model="numpy")
+def supply_packs(st, p, keys, games, packs, masks, rewards):
+    """Deal each waiting game of ``games`` its next deal from its row of ``packs`` (top first);
+    a deal settled at once (R7.3) asks for the next pack again.  Its mask and what it paid."""
+    pack = np.empty(52, np.int64)
+    for k in range(len(games)):
+        g = games[k]
+        for i in range(p[P_DECK]):
+            pack[i] = packs[k, i]
+        st[g, G_AWAITING] = 0
+        st[g, G_UNSHUFFLED] = 0
+        if deal_pack(st, g, p, pack) and finish_deal(st, g, p, keys, False):
+            run_deals(st, g, p, keys, pack)
+        legal_mask(st, g, p, masks)
         _take_rewards(st, g, p, rewards)
 
 
