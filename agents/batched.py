@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from commerce_env.cards import RANK_PIPS
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
 from commerce_env.vector import kernels as K
 
@@ -72,9 +72,9 @@ def _worst_slot(a, b, c, ship, pips):
 
 
 @njit(cache=True, error_model="numpy")
-def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, variant, barter):
-    """``agents.heuristics.greedy_action`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``."""
-    ship = variant == K.V_SHIP
+def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, ship, barter):
+    """``agents.heuristics.greedy_choice`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``;
+    ``ship``: the variant's ``flush_ends_deal`` (R7.4's values)."""
     if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
         return K.TAKE_WIDOW if keys[t0 * 2704 + t1 * 52 + t2] >= threshold else K.KEEP_HAND
     if phase == K.HORSE:
@@ -87,9 +87,9 @@ def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, 
         if masks[r, K.KNOCK] and strong:
             return K.KNOCK
         return K.GIVE + _worst_slot(a, b, c, ship, pips)
-    if ship:
+    if masks[r, K.DECLINE]:  # R7.2
         return K.DECLINE if strong else K.OFFER + _worst_slot(a, b, c, True, pips)
-    if variant == K.V_TRADE_BARTER:
+    if masks[r, K.OFFER]:  # R5.3-R5.4
         if strong:
             return K.KNOCK
         slot = _worst_slot(a, b, c, False, pips)
@@ -112,18 +112,18 @@ def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, 
             best, best_value = action, v
     if best_value > value:
         return best
-    if masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or variant == K.V_WIDOW):
+    if masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or masks[r, K.KNOCK]):  # R6.3's pass lets a turn go
         return K.PASS
     return stop
 
 
 @njit(cache=True, error_model="numpy")
-def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, variant, barter):
+def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, ship, barter):
     """:func:`_greedy_choice` for each row."""
     out = np.empty(len(phases), np.int64)
     for r in range(len(phases)):
         out[r] = _greedy_choice(hands[r, 0], hands[r, 1], hands[r, 2], tables[r, 0], tables[r, 1], tables[r, 2],
-                                phases[r], masks, r, keys, pips, threshold, variant, barter)
+                                phases[r], masks, r, keys, pips, threshold, ship, barter)
     return out
 
 
@@ -131,7 +131,7 @@ KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
 @njit(cache=True, error_model="numpy")
-def _play_compiled(st, p, keys, pips, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
+def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
                    redealt):
     """Compiled opponents (random, greedy) move in every game until the learner's turn, the match's
     end, or an opponent that is not compiled; ``earned`` gets the learner's rewards meanwhile.
@@ -178,7 +178,7 @@ def _play_compiled(st, p, keys, pips, seats, assigned, kinds, thresholds, barter
                 at = hands + 3 * seat
                 action = _greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
                                         st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
-                                        p[K.P_VARIANT], barters[k])
+                                        ship, barters[k])
             K.apply_action(st, g, p, keys, pack, action)
             K.legal_mask(st, g, p, masks)
             earned[g] += st[g, rewards + seats[g]] / K.REWARD_UNIT
@@ -189,11 +189,18 @@ def _play_compiled(st, p, keys, pips, seats, assigned, kinds, thresholds, barter
 _PIPS = np.asarray(RANK_PIPS, dtype=np.int64)
 
 
+def _ship(engine) -> bool:
+    """The variant's R7.4 values and offers (``Game.flush_ends_deal``), for the kernels."""
+    from commerce_env.engine import ENGINES
+
+    return ENGINES[engine.rules.variant].flush_ends_deal
+
+
 def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.ndarray, earned: np.ndarray,
                   fresh: np.ndarray, redealt: np.ndarray) -> None:
     """Run :func:`_play_compiled` on ``engine``: ``specs[k]`` is ``(kind, threshold, barter)`` of
     opponent ``k`` (kind -1: not compiled).  Consumes the engine's pending rewards."""
-    _play_compiled(engine._st, engine.params, engine.keys, _PIPS, seats, assigned, specs[:, 0],
+    _play_compiled(engine._st, engine.params, engine.keys, _PIPS, _ship(engine), seats, assigned, specs[:, 0],
                    specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt)
 
 
@@ -223,7 +230,7 @@ class BatchedGreedy(BatchedAgent):
     def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
         return (KIND_GREEDY, self.threshold(rules), int(self.barter))
 
-    def __init__(self, quantile: float = 0.6, barter: bool = False, seed: int | None = None):
+    def __init__(self, quantile: float = 0.6, barter: bool = False):
         if not 0.0 <= quantile <= 1.0:
             raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
         self.quantile = quantile
@@ -245,7 +252,7 @@ class BatchedGreedy(BatchedAgent):
         return _greedy_actions(np.ascontiguousarray(hands), np.ascontiguousarray(engine.table[games]),
                                np.ascontiguousarray(engine.phase[games]), engine.action_mask[games], engine.keys,
                                _PIPS, self.threshold(engine.rules),
-                               int(engine.params[K.P_VARIANT]), self.barter)
+                               _ship(engine), self.barter)
 
 
 # ---------------------------------------------------------------- learned
@@ -276,7 +283,7 @@ class BatchedPolicy(BatchedAgent):
         probabilities = np.exp(scores - scores.max(axis=1, keepdims=True))
         probabilities /= probabilities.sum(axis=1, keepdims=True)
         draws = self.rng.random((len(games), 1))
-        return (probabilities.cumsum(axis=1) < draws).sum(axis=1).clip(0, A.NUM_ACTIONS - 1)
+        return (probabilities.cumsum(axis=1) < draws).sum(axis=1).clip(0, NUM_ACTIONS - 1)
 
 
 # ---------------------------------------------------------------- resolve

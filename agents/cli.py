@@ -152,7 +152,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
         "Type help or ? at your turn for the rules.")
     deal = 0
     shown = 0
-    while not game.is_over():
+    while not game.over:
         if game.deals_dealt != deal and not game.shown:  # a new deal: its header before its moves
             deal = game.deals_dealt
             say(f"--- Deal {deal}, dealt by {names[game.dealer]} ---")
@@ -179,9 +179,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
 def _show(game, showdown, names: list[str], say) -> None:
     """A showdown: every hand with its category, the winners, and what each won or paid."""
     from commerce_env.cards import format_cards
-    from commerce_env.scene import plays_for_money
-
-    money = plays_for_money(game)
+    money = game.plays_for_money  # R9: money apart from lives
     before, after = ((showdown.money_before, showdown.money_after) if money
                      else (showdown.counters_before, showdown.counters_after))
     say(f"Deal {showdown.deal}: the hands are shown:")

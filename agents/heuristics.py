@@ -17,7 +17,20 @@ from itertools import combinations
 import numpy as np
 
 from commerce_env.cards import RANK_PIPS
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import (
+    BUY_HORSE,
+    CONTINUE,
+    DECLINE,
+    EXCHANGE,
+    GIVE,
+    KEEP_HAND,
+    KNOCK,
+    OFFER,
+    PASS,
+    READY_MONEY,
+    STAND,
+    TAKE_WIDOW,
+)
 from commerce_env.engine.base import (
     HORSE,
     LAST_EXCHANGE,
@@ -100,9 +113,9 @@ def best_exchange(hand: Sequence[int], table: Sequence[int], legal: Sequence[int
     """``(action, value)`` of the exchange with the table that leaves the best hand now."""
     best, best_value = -1, -1
     for action in legal:
-        if action < A.EXCHANGE:
+        if action < EXCHANGE:
             continue
-        own, slot = divmod(action - A.EXCHANGE, 3)
+        own, slot = divmod(action - EXCHANGE, 3)
         cards = list(hand)
         cards[own] = table[slot]
         new = value(cards)
@@ -118,33 +131,33 @@ def greedy_choice(phase: str, legal: Sequence[int], hand: Sequence[int], table: 
     useful card (for ready money, or with ``barter`` to the neighbour, R5.3-R5.4).
     ``ship``: My Ship Sails' values, where only suits make hands (R7.4)."""
     if phase == WIDOW_CHOICE:  # R6.2: the dealer has not seen his hand; judge the widow
-        return A.TAKE_WIDOW if value(table) >= threshold else A.KEEP_HAND
+        return TAKE_WIDOW if value(table) >= threshold else KEEP_HAND
     if phase == HORSE:
-        return A.BUY_HORSE
+        return BUY_HORSE
     now = value(hand)
     strong = now >= threshold
     if phase == STAND_CHOICE:
-        return A.STAND if strong else A.CONTINUE
+        return STAND if strong else CONTINUE
     if phase == REPLY:
-        if A.KNOCK in legal and strong:
-            return A.KNOCK
-        return A.GIVE + worst_slot(hand, ship)
-    if A.DECLINE in legal:  # R7.2: offer the least useful card, unless the hand is already good
-        return A.DECLINE if strong else A.OFFER + worst_slot(hand, ship=True)
-    if A.OFFER in legal:  # R5.3-R5.4: ready money or barter
+        if KNOCK in legal and strong:
+            return KNOCK
+        return GIVE + worst_slot(hand, ship)
+    if DECLINE in legal:  # R7.2: offer the least useful card, unless the hand is already good
+        return DECLINE if strong else OFFER + worst_slot(hand, ship=True)
+    if OFFER in legal:  # R5.3-R5.4: ready money or barter
         if strong:
-            return A.KNOCK
+            return KNOCK
         slot = worst_slot(hand)
-        return A.READY_MONEY + slot if A.READY_MONEY in legal and not barter else A.OFFER + slot
+        return READY_MONEY + slot if READY_MONEY in legal and not barter else OFFER + slot
     # Exchanges with a face-up table: widow (R6.3), old game and pool (R8.2, R8.3).
-    stop = A.KNOCK if A.KNOCK in legal else A.STAND
+    stop = KNOCK if KNOCK in legal else STAND
     if strong and phase != LAST_EXCHANGE:
         return stop
     action, new_value = best_exchange(hand, table, legal, value)
     if new_value > now:
         return action
-    if A.PASS in legal and (phase == LAST_EXCHANGE or A.KNOCK in legal):  # R6.3's pass lets a turn go
-        return A.PASS
+    if PASS in legal and (phase == LAST_EXCHANGE or KNOCK in legal):  # R6.3's pass lets a turn go
+        return PASS
     return stop
 
 
@@ -160,7 +173,7 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def __init__(self, quantile: float = 0.6, barter: bool = False, seed: int | None = None):
+    def __init__(self, quantile: float = 0.6, barter: bool = False):
         if not 0.0 <= quantile <= 1.0:
             raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
         self.quantile = quantile
@@ -247,7 +260,7 @@ class ExpectedValueAgent(Agent):
 
     name = "expected_value"
 
-    def __init__(self, knock_threshold: float = 0.35, seed: int | None = None):
+    def __init__(self, knock_threshold: float = 0.35):
         if not 0.0 <= knock_threshold <= 1.0:
             raise ValueError(f"knock_threshold must lie in [0, 1], got {knock_threshold!r}")
         self.knock_threshold = knock_threshold
@@ -257,26 +270,26 @@ class ExpectedValueAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if phase == HORSE:
-            return A.BUY_HORSE
+            return BUY_HORSE
         model = WinModel(view)
         value, threshold = model.value, self.knock_threshold
         if phase == WIDOW_CHOICE:  # R6.2: the face-up widow against an unseen hand
             widow = float(model.win_probability(value(view.table)))
-            return A.TAKE_WIDOW if widow >= model.random_hand() else A.KEEP_HAND
+            return TAKE_WIDOW if widow >= model.random_hand() else KEEP_HAND
         hand = view.hand
         now = float(model.win_probability(value(hand)))
         if phase == STAND_CHOICE:
-            return A.STAND if now >= threshold else A.CONTINUE
+            return STAND if now >= threshold else CONTINUE
         if view.engine.blind_trades:
             return self._trade(view, model, hand, now, legal)
-        stop = A.KNOCK if A.KNOCK in legal else A.STAND
+        stop = KNOCK if KNOCK in legal else STAND
         if now >= threshold and phase != LAST_EXCHANGE:
             return stop
         action, best = best_exchange(hand, view.table, legal, value)
         if action >= 0 and float(model.win_probability(best)) > now:
             return action
-        if A.PASS in legal and (phase == LAST_EXCHANGE or A.KNOCK in legal):  # R6.3's pass lets a turn go
-            return A.PASS
+        if PASS in legal and (phase == LAST_EXCHANGE or KNOCK in legal):  # R6.3's pass lets a turn go
+            return PASS
         return stop
 
     def _trade(self, view: SeatView, model: WinModel, hand: Sequence[int], now: float,
@@ -285,21 +298,21 @@ class ExpectedValueAgent(Agent):
         pool, threshold = view.pool, self.knock_threshold
         blind = model.given_card_weights  # a neighbour gives, or offers, his least useful card
         if view.phase == REPLY:
-            gives = [(model.after_swap(hand, slot, blind), A.GIVE + slot) for slot in range(3)]
+            gives = [(model.after_swap(hand, slot, blind), GIVE + slot) for slot in range(3)]
             best, action = max(gives)
-            if A.KNOCK in legal and (now >= threshold or now >= best):
-                return A.KNOCK
+            if KNOCK in legal and (now >= threshold or now >= best):
+                return KNOCK
             return action
-        stop = A.KNOCK if A.KNOCK in legal else A.DECLINE
+        stop = KNOCK if KNOCK in legal else DECLINE
         if now >= threshold:
             return stop
         cost = 0 if view.seat == view.dealer else 1
         options = [(pool * now, stop)]
         for action in legal:
-            if A.READY_MONEY <= action < A.OFFER:
-                options.append((pool * model.after_swap(hand, action - A.READY_MONEY) - cost, action))
-            elif A.OFFER <= action < A.GIVE:
-                options.append((pool * model.after_swap(hand, action - A.OFFER, blind), action))
+            if READY_MONEY <= action < OFFER:
+                options.append((pool * model.after_swap(hand, action - READY_MONEY) - cost, action))
+            elif OFFER <= action < GIVE:
+                options.append((pool * model.after_swap(hand, action - OFFER, blind), action))
         return max(options)[1]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from commerce_env import guide
 from commerce_env.cards import CARDS
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import action_kind
 from commerce_env.engine.base import SHOW
 from commerce_env.view import SeatView, entry_text
 
@@ -37,7 +37,7 @@ def fit(text: str, width: int | None = None, indent: str = "    ") -> str:
 def help_text(view: SeatView) -> str:
     """In-game help: the variant's rules in a few lines and what each of the choices now means."""
     lines = [guide.variant_help(view.variant), "Your choices now:"]
-    for kind in dict.fromkeys(A.action_kind(a) for a in view.legal_actions):
+    for kind in dict.fromkeys(action_kind(a) for a in view.legal_actions):
         lines.append(f"  {kind}: {guide.ACTIONS[kind]}")
     lines.append("Type an action's number or its text (e.g. knock, offer 10H); help or ? shows this again.")
     return "\n".join(lines)

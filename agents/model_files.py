@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.files import atomic_write
 from commerce_env.rules import VARIANTS, Rules, make_rules
 
@@ -45,7 +45,7 @@ def _layer_names(hidden: list[int]) -> list[str]:
     return [f"hidden.{i}" for i in range(len(hidden))] + ["logits"]
 
 
-def expected_shapes(observation_size: int, hidden: list[int], num_actions: int = A.NUM_ACTIONS) -> dict:
+def expected_shapes(observation_size: int, hidden: list[int], num_actions: int = NUM_ACTIONS) -> dict:
     """``{tensor name: shape}`` of a policy network (``name.weight`` is out x in, as torch stores it)."""
     sizes = [observation_size, *hidden, num_actions]
     shapes = {}
@@ -145,8 +145,8 @@ def _check_meta(meta: Any, path: Path) -> dict:
     if meta.get("observation_size") != size:
         raise _fail(path, f"observation_size {meta.get('observation_size')!r}, expected {size} "
                           f"for {meta['num_players']} players")
-    if meta.get("num_actions") != A.NUM_ACTIONS:
-        raise _fail(path, f"num_actions {meta.get('num_actions')!r}, expected {A.NUM_ACTIONS}")
+    if meta.get("num_actions") != NUM_ACTIONS:
+        raise _fail(path, f"num_actions {meta.get('num_actions')!r}, expected {NUM_ACTIONS}")
     network = meta.get("network")
     hidden = network.get("hidden") if isinstance(network, dict) else None
     problem = check_hidden(hidden)
@@ -262,7 +262,7 @@ def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features:
             "rules": rules.options(), "num_players": num_players,
             "observation_layout_version": obs.LAYOUT_VERSION,
             "observation_size": obs.observation_size(num_players), "features": list(features or []),
-            "num_actions": A.NUM_ACTIONS, "network": network, **extra}
+            "num_actions": NUM_ACTIONS, "network": network, **extra}
 
 
 def _check_model_folder(folder: Path) -> None:

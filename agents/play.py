@@ -23,7 +23,7 @@ def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] |
         if hasattr(agent, "reset"):
             agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
     watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
-    while not game.is_over():
+    while not game.over:
         seat = game.current_player
         action = _checked_action(agents[seat], agents[seat].act(seat_view(game, seat)))
         entry = len(game.record)

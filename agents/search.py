@@ -31,8 +31,8 @@ def deal_value(game: Game, seat: int) -> float:
     pool's going rate where lives are not money (pool commerce, R9)."""
     if not game.plays_for_money:
         return float(game.counters[seat])
-    lives = sum(game.counters) or 1
-    return game.money[seat] + game.counters[seat] * game.pool / lives
+    lives = game.lives
+    return game.money[seat] + lives[seat] * game.pool / (sum(lives) or 1)
 
 
 def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | None = None,
@@ -45,7 +45,7 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
     if first is not None:
         world.apply(first)
     for _ in range(max_actions):
-        if world.is_over():
+        if world.over:
             break
         world.apply(greedy_action(world, world.current_player, threshold, value, barter))
     return deal_value(world, seat) - start

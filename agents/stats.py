@@ -88,6 +88,46 @@ def paired_test(differences: np.ndarray) -> float:
     return float(math.erfc(abs(z) / math.sqrt(2.0)))
 
 
+def interquartile_mean(scores: np.ndarray) -> float:
+    """The mean of the middle half of ``scores`` (a quarter cut from each end, as
+    ``scipy.stats.trim_mean(scores, 0.25)`` and rliable's IQM): robust to a few
+    outlying groups, less noisy than the median."""
+    x = np.sort(np.asarray(scores, dtype=np.float64).ravel())
+    if x.size == 0:
+        raise ValueError("no scores to summarise")
+    cut = int(0.25 * x.size)
+    return float(x[cut:x.size - cut].mean())
+
+
+def stratified_bootstrap(strata: list[np.ndarray], *, level: float = 0.95, samples: int = BOOTSTRAP_SAMPLES,
+                         seed: int = 0) -> dict[str, float | list[float]]:
+    """Mean and IQM of scores pooled over ``strata`` (one array per training seed, a
+    score per duplicate group), with percentile intervals from a *stratified*
+    bootstrap: each seed's groups are resampled within that seed, so every
+    resample keeps every seed (Agarwal et al. 2021, rliable's StratifiedBootstrap)."""
+    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in strata]
+    if not arrays or any(a.size == 0 for a in arrays):
+        raise ValueError(f"every stratum needs at least one score, got sizes {[a.size for a in arrays]}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    rng = np.random.default_rng(seed)
+    means, iqms = np.empty(samples), np.empty(samples)
+    chunk = 50
+    for start in range(0, samples, chunk):
+        n = min(chunk, samples - start)
+        pooled = np.concatenate([a[rng.integers(0, a.size, size=(n, a.size))] for a in arrays], axis=1)
+        means[start:start + n] = pooled.mean(axis=1)
+        pooled.sort(axis=1)
+        cut = int(0.25 * pooled.shape[1])
+        iqms[start:start + n] = pooled[:, cut:pooled.shape[1] - cut].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    everything = np.concatenate(arrays)
+    return {"mean": float(everything.mean()), "mean_ci": [float(v) for v in np.quantile(means, [tail, 1 - tail])],
+            "iqm": interquartile_mean(everything),
+            "iqm_ci": [float(v) for v in np.quantile(iqms, [tail, 1 - tail])], "level": level,
+            "scores": int(everything.size), "strata": len(arrays)}
+
+
 def openskill_ratings(games: list[tuple[list[str], list[float]]]) -> dict[str, dict[str, float]]:
     """Plackett-Luce (OpenSkill) ratings from games in a fixed order.
 
@@ -145,6 +185,7 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
             "win_rate": float(wins[:, a].sum() / seat_games[:, a].sum()),
             "deals": int(seat_deals[:, a].sum()), "games": int(seat_games[:, a].sum()),
             "mean_per_game": float(reward[:, a].sum() / seat_games[:, a].sum()),
+            "group_means": (reward[:, a] / seat_deals[:, a]).tolist(),  # per duplicate group, per deal
         }
     per_deal = reward / seat_deals
     pairwise = []

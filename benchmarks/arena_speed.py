@@ -30,7 +30,7 @@ def engine_rate(variant: str, seconds: float, num_players: int = 4) -> float:
     deals, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         game = new_game(rules, num_players, rng=rng)
-        while not game.is_over():
+        while not game.over:
             game.apply(rng.choice(game.legal_actions()))
         deals += game.deals_played
     return deals / (time.perf_counter() - start)

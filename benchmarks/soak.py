@@ -29,7 +29,7 @@ from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.hands import COMBINATIONS
 from commerce_env.invariants import ZERO_SUM_PER_DEAL, deal_decision_bound, invariant_violations, snapshot
 from commerce_env.observation import encode
-from commerce_env.rules import OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules
+from commerce_env.rules import OPTIONS, PRESET_VARIANTS, VARIANTS, VARIANTS_WITH_LIVES, Rules, make_rules
 from commerce_env.view import seat_view
 
 REFUSAL_RATE = 0.01  # share of decisions where an unmasked action is tried and the state compared
@@ -55,7 +55,7 @@ def random_options(variant: str, rng: random.Random) -> dict[str, Any]:
         "reward": lambda: rng.choice(["counters", "outcome"]),
     }
     options = {name: make() for name, make in choices.items() if name in OPTIONS[variant] and rng.random() < 0.5}
-    if variant != "my_ship_sails" and rng.random() < 0.3:
+    if variant in PRESET_VARIANTS and rng.random() < 0.3:
         options["preset"] = rng.choice(["foster", "peel"])
     return options
 
@@ -96,7 +96,7 @@ def soak_match(rules: Rules, num_players: int, seed: int, dealer: int, rng: rand
     deal, in_deal = game.deals_dealt, 0
     rewards = game.take_rewards()
     returns = list(rewards)
-    while not game.is_over():
+    while not game.over:
         problems += invariant_violations(game, total)
         draw = rng.random()
         if draw < REFUSAL_RATE:

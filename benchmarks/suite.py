@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -69,7 +70,9 @@ def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int
         report = evaluate_agent(spec, [opponent], variant=variant, num_players=PLAYERS, deals=games,
                                 seed=seed, workers=workers)
         result = report["result"]
-        write_outputs(result, out / variant / f"model_vs_{opponent}")
+        saved = {**result, "agents": {n: {k: v for k, v in a.items() if k != "group_means"}
+                                      for n, a in result["agents"].items()}}  # thousands of groups
+        write_outputs(saved, out / variant / f"model_vs_{opponent}")
         versus = report["vs"][opponent]
         rows[opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
                           "ci99": versus["ci99"],
@@ -93,34 +96,54 @@ def versions() -> dict[str, str]:
     return out
 
 
-def markdown(report: dict[str, Any]) -> str:
-    """docs/benchmark.md: the headline, then one section per variant."""
+def required_games(variant: str) -> int:
+    """The sample the model's claim needs: 20,000 duplicate deals, or 2,000 matches (issue 13)."""
+    return FULL["match_games"] if plays_matches(variant) else FULL["model_games"]
+
+
+def beats_every_agent(variant: str, model: dict[str, Any]) -> bool:
+    """The model's claim: its 99% interval over every built-in agent lies above zero, on the full sample."""
+    return all(row["ci99"][0] > 0 and row["games"] >= required_games(variant) for row in model.values())
+
+
+def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
+    """docs/benchmark.md: the headline, then one section per variant (paths relative to ``docs``)."""
+    def link(*parts: str) -> str:
+        return os.path.relpath(out.joinpath(*parts), docs)
+
     lines = ["# Benchmark: every variant, every built-in agent and the shipped models", "",
-             f"Reproduce with `{report['command']}` (seed {report['seed']}; "
-             f"{'quick: samples too small to mean anything' if report['quick'] else 'full'}). "
              "Rules: docs/rules.md, R12 defaults, 4 players. A *game* is one deal for trade and barter "
              "and the old game, one whole match otherwise; rewards are per deal (counters, or money in "
-             "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md).", ""]
+             "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md). "
+             "Each variant's section says the command that made it, its seed and the versions; "
+             "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
     lines += ["## Headline", "", "| variant | best built-in agent | its mean per deal (95% CI) | "
-              "shipped model's margin over it (95% CI) | p |", "|---|---|---:|---:|---:|"]
-    for variant, section in report["variants"].items():
+              "shipped model's margin over it (95% CI) | 99% CI | p | games | model beats every built-in "
+              "agent at 99% |", "|---|---|---:|---:|---|---:|---:|---|"]
+    for variant, section in sections.items():
         table = section["built_in"]
         best = max(table["agents"], key=lambda n: table["agents"][n]["mean"])
         a = table["agents"][best]
         model = section.get("model")
         if model:
             row = model[best]
-            margin = f"{row['difference']:+.3f} [{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}]"
-            p = f"{row['p_value']:.2g}"
+            cells = [f"{row['difference']:+.3f} [{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}]",
+                     f"[{row['ci99'][0]:+.3f}, {row['ci99'][1]:+.3f}]", f"{row['p_value']:.2g}", str(row["games"]),
+                     "yes" if beats_every_agent(variant, model) else
+                     ("no" if any(r["ci99"][0] <= 0 for r in model.values()) else
+                      f"not shown: fewer than {required_games(variant)} games")]
         else:
-            margin, p = "no shipped model", ""
+            cells = ["no shipped model", "", "", "", ""]
         lines.append(f"| {variant} | {best} | {a['mean']:+.3f} [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
-                     f"{margin} | {p} |")
-    for variant, section in report["variants"].items():
+                     + " | ".join(cells) + " |")
+    for variant, section in sections.items():
         table = section["built_in"]
-        lines += ["", f"## {variant}", "", f"Built-in agents at one table: {table['games']} games in "
+        lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
+                  f"{'; quick: samples too small to mean anything' if section['quick'] else ''}; commit "
+                  f"{section['versions'].get('commit', 'unknown')[:10]}; {section['seconds']:.0f} s).", "",
+                  f"Built-in agents at one table: {table['games']} games in "
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
-                  f"[full report](benchmark/{variant}/built_in/report.md).", ""]
+                  f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
         lines += [f"**Warning:** {w}.\n" for w in table["warnings"]]
         lines += ["| rank | agent | mean per deal | 95% CI | OpenSkill ordinal |", "|---:|---|---:|---|---:|"]
         ranked = sorted(table["agents"], key=lambda n: -table["agents"][n]["mean"])
@@ -133,31 +156,45 @@ def markdown(report: dict[str, Any]) -> str:
         for pair in table["pairwise"]:
             lines.append(f"| {pair['a']} | {pair['b']} | {pair['mean_difference']:+.3f} | "
                          f"[{pair['ci95'][0]:+.3f}, {pair['ci95'][1]:+.3f}] | {pair['p_value']:.2g} |")
-        lines += ["", f"![{variant}](benchmark/{variant}/built_in/mean_reward.png)"]
+        lines += ["", f"![{variant}]({link(variant, 'built_in', 'mean_reward.png')})"]
         model = section.get("model")
         if model:
             lines += ["", f"Shipped model `models/{variant}` against each built-in agent (model in one seat, "
-                      "the opponent in the others):", "",
+                      "the opponent in the others, every seating):", "",
                       "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",
                       "|---|---:|---|---|---:|---:|"]
             for opponent, row in model.items():
                 lines.append(f"| {opponent} | {row['difference']:+.3f} | [{row['ci95'][0]:+.3f}, "
                              f"{row['ci95'][1]:+.3f}] | [{row['ci99'][0]:+.3f}, {row['ci99'][1]:+.3f}] | "
                              f"{row['p_value']:.2g} | {row['games']} |")
+            short = [o for o, row in model.items() if row["games"] < required_games(variant)]
+            if short:
+                lines += ["", f"**Sample:** fewer than {required_games(variant)} games against "
+                          f"{', '.join(short)}: too few for the 99%-over-{required_games(variant)} claim."]
         else:
             lines += ["", f"No shipped model in `models/{variant}/` yet."]
-    lines += ["", "## Versions", "", *(f"- {k}: {v}" for k, v in report["versions"].items()),
-              f"- wall time: {report['seconds']:.0f} s", ""]
+        seeds = out / variant / "seeds" / "seeds.md"
+        if seeds.is_file():
+            text = seeds.read_text().replace("](training.png)", f"]({link(variant, 'seeds', 'training.png')})")
+            lines += ["", f"### {variant}: training seeds", "", text.rstrip()]
+    lines.append("")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    sizes = QUICK if args.quick else FULL
+    """Play every asked variant; each variant's section is saved as soon as it is done
+    (``<out>/<variant>/section.json``), so variants can be run by separate commands."""
+    sizes = dict(QUICK if args.quick else FULL)
+    if args.table_games is not None:
+        sizes["table_games"] = args.table_games
+    if args.model_games is not None:
+        sizes["model_games"] = sizes["match_games"] = args.model_games
     out = Path(args.out)
     started = time.monotonic()
-    report: dict[str, Any] = {"command": " ".join(["python -m benchmarks.suite", *sys.argv[1:]]),
-                              "seed": args.seed, "quick": args.quick, "variants": {}}
+    command = " ".join(["python -m benchmarks.suite", *args.argv])
+    report: dict[str, Any] = {"command": command, "seed": args.seed, "quick": args.quick, "variants": {}}
     for variant in args.variants:
+        began = time.monotonic()
         print(f"benchmark: {variant}: built-in agents", file=sys.stderr, flush=True)
         section: dict[str, Any] = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed,
                                                                   args.workers, out)}
@@ -166,10 +203,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
             games = sizes["match_games"] if plays_matches(variant) else sizes["model_games"]
             section["model"] = model_versus(variant, folder, games, args.seed, args.workers, out)
+        section.update(command=command, seed=args.seed, quick=args.quick, versions=versions(),
+                       seconds=time.monotonic() - began)
+        (out / variant).mkdir(parents=True, exist_ok=True)
+        (out / variant / "section.json").write_text(json.dumps(section, indent=2) + "\n")
         report["variants"][variant] = section
     report["versions"] = versions()
     report["seconds"] = time.monotonic() - started
     return report
+
+
+def saved_sections(out: Path) -> dict[str, dict[str, Any]]:
+    """Every variant's last saved section under ``out``, in the order of VARIANTS."""
+    sections = {}
+    for variant in VARIANTS:
+        path = out / variant / "section.json"
+        if path.is_file():
+            sections[variant] = json.loads(path.read_text())
+    return sections
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,14 +229,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--table-games", type=int, help=f"games of the built-in table (full: {FULL['table_games']})")
+    parser.add_argument("--model-games", type=int, help=f"games of the model against each agent (full: "
+                        f"{FULL['model_games']} deals, {FULL['match_games']} matches); fewer is said in the table")
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
     parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     report = run(args)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
-    Path(args.markdown).write_text(markdown(report))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
+    Path(args.markdown).write_text(markdown(saved_sections(out), out, Path(args.markdown).parent))
     print(f"wrote {args.markdown} and {args.out}/", file=sys.stderr)
     return 0
 

@@ -32,7 +32,7 @@ class NumpyTradeBarter:
         self.counters = np.zeros((games, num_players), np.int64)
         self.pool = np.zeros(games, np.int64)
         self.dealer = np.zeros(games, np.int64)
-        self.to_act = np.zeros(games, np.int64)
+        self.current_player = np.zeros(games, np.int64)
         self.phase = np.zeros(games, np.int64)  # 0: act, 1: reply
         self.rounds = np.zeros(games, np.int64)
         self.offer_trader = np.zeros(games, np.int64)
@@ -54,7 +54,7 @@ class NumpyTradeBarter:
         self.stock_len[idx] = 52 - 3 * n
         self.counters[idx] = -1  # a fresh match: each antes one (R4.2)
         self.pool[idx] = n
-        self.to_act[idx] = eldest
+        self.current_player[idx] = eldest
         self.phase[idx] = 0
         self.rounds[idx] = 0
 
@@ -71,7 +71,7 @@ class NumpyTradeBarter:
         """Play passes left from ``trader``; returns the games whose round cap shows the hands (R4.4)."""
         wrapped = trader == self.dealer[idx]
         self.rounds[idx] += wrapped
-        self.to_act[idx] = (trader + 1) % self.n
+        self.current_player[idx] = (trader + 1) % self.n
         self.phase[idx] = 0
         return idx[self.rounds[idx] >= self.max_rounds]
 
@@ -101,7 +101,7 @@ class NumpyTradeBarter:
         self.deal(idx)  # deals=1: the match is over; the next one starts at once
 
     def step(self, actions: np.ndarray) -> None:
-        seat = self.to_act
+        seat = self.current_player
         show = [np.flatnonzero(actions == 0)]
         ready = np.flatnonzero((actions >= 9) & (actions < 12))
         if len(ready):  # R5.3
@@ -120,7 +120,7 @@ class NumpyTradeBarter:
             self.offer_trader[offer] = s
             self.offer_card[offer] = self.hands[offer, s, actions[offer] - 12]
             self.phase[offer] = 1
-            self.to_act[offer] = (s + 1) % self.n
+            self.current_player[offer] = (s + 1) % self.n
         give = np.flatnonzero(actions >= 15)
         if len(give):
             neighbour, trader = seat[give], self.offer_trader[give]

@@ -148,7 +148,7 @@ class RLCardLeducRun:
         done, rng, game, decisions, deals = until(seconds), self.rng, self.game, 0, 0
         while not done():
             game.init_game()
-            while not game.is_over():
+            while not game.is_over():  # RLCard's game
                 legal = game.get_legal_actions()
                 game.step(legal[int(rng.random() * len(legal))])
                 decisions += 1

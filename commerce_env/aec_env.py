@@ -41,8 +41,7 @@ from pettingzoo.utils import wrappers
 from . import observation as obs
 from .cards import CARDS
 from .engine import IllegalActionError, new_game
-from .engine import actions as A
-from .engine.actions import BadActionError
+from .engine.actions import NUM_ACTIONS, BadActionError, action_from_text, describe_action
 from .engine.base import Game
 from .rules import resolve_rules
 from .view import SeatView, seat_view
@@ -77,9 +76,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         size = obs.observation_size(num_players)
         observation_space = spaces.Dict({
             "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
-        action_space = spaces.Discrete(A.NUM_ACTIONS)
+        action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: action_space for a in self.possible_agents}
         self.state_space = spaces.Box(low=-np.inf, high=np.inf, shape=(obs.state_size(num_players),),
@@ -121,7 +120,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if game.is_over():  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
+        if game.over:  # a whole match settled by dealt ships (R7.3, R4.5): nothing to decide
             # No step will follow, so what the match paid is paid now: every agent's
             # ``last()`` then shows it (PettingZoo reads ``_cumulative_rewards``).
             self.rewards = dict(zip(self.possible_agents, game.take_rewards(), strict=True))
@@ -166,7 +165,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         game = self._require_game()
-        if game.is_over():
+        if game.over:
             raise ValueError("the match is over: step(None) for each agent, then reset()")
         try:
             game.apply(action)
@@ -180,7 +179,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards[agent] = 0.0
         rewards = game.take_rewards()
         self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
-        if game.is_over():
+        if game.over:
             self._finish_match(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
@@ -210,7 +209,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if full_information or self._sees_own_cards(seat):
             return game.action_from_text(text, seat)
         try:
-            return A.action_from_text(text, (), game.table)  # names no card of his: fine
+            return action_from_text(text, (), game.table)  # names no card of his: fine
         except ValueError:
             raise ValueError(f"action text {text!r} names cards of {self.possible_agents[seat]}, whose hand is "
                              "hidden from the caller (R11): only the agent to act may name his cards; pass "
@@ -229,9 +228,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self._seat_of(agent or self.agent_selection)
         if full_information or self._sees_own_cards(seat):
             return game.action_text(action, seat)
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A.NUM_ACTIONS:
-            raise ValueError(f"action {action!r} is not a number from 0 to {A.NUM_ACTIONS - 1}")
-        return A.describe_action(action)
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action!r} is not a number from 0 to {NUM_ACTIONS - 1}")
+        return describe_action(action)
 
     def _sees_own_cards(self, seat: int) -> bool:
         """Whether the caller may be told ``seat``'s cards: he is the agent to act and sees them."""
@@ -342,7 +341,7 @@ def render_text(game: Game, names: list[str]) -> str:
             hand = "-"
         lines.append(f"{marks}{name:<10}{game.counters[seat]:>9}"
                      + (f"{game.money[seat]:>7}" if money else "") + f"  {hand} {status}".rstrip())
-    if game.is_over():
+    if game.over:
         lines.append("match over; returns: " + ", ".join(
             f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
     else:

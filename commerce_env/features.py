@@ -35,12 +35,9 @@ class HandStrength:
         from itertools import combinations
 
         from .engine import ENGINES
-        from .hands import key_array
-
         engine = ENGINES[rules.variant]  # the variant's hand values (R2, or R7.4 in My Ship Sails)
         self.ship = engine.flush_ends_deal  # R7.4's categories: none, a two-card group, a ship
         self._values_of, self._combinations = engine.values_of, rules.combinations
-        self.table = None if self.ship else key_array(rules.combinations)  # R2's keys, for the batched version
         triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
         sorted_keys = np.sort(self.keys(triples[:, 0], triples[:, 1], triples[:, 2]))
         # percentile of every possible key among all hands (ties count half): one lookup per hand

@@ -6,6 +6,8 @@ play"); the rules themselves are docs/rules.md, whose R-numbers are cited.
 
 from __future__ import annotations
 
+from .rules import OPTIONS
+
 HANDS = ("Hands, best first (R2): tricon (three of a rank), sequence (three in a row of one suit), "
          "flush and pair where the rules count them, then point (the pips of your longest suit group: "
          "ace 11, pictures 10).")
@@ -58,4 +60,6 @@ def variant_help(variant: str) -> str:
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
     text = VARIANTS[variant]
-    return text if variant == "my_ship_sails" else f"{text}\n{HANDS}"  # R7.4: ships and pips only
+    if "combinations" not in OPTIONS[variant]:  # R7.4: ships and pips, not R2's hands (R12)
+        return text
+    return f"{text}\n{HANDS}"

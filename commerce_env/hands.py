@@ -255,6 +255,18 @@ def ship_keys(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
                      [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0)
 
 
+_SHIP_ARRAY: list[np.ndarray] = []
+
+
+def ship_key_array() -> np.ndarray:
+    """:func:`ship_key` of all 52**3 ordered triples, indexed as :func:`key_array` (built on first use)."""
+    if not _SHIP_ARRAY:
+        cards = np.arange(52)
+        a, b, c = (x.ravel() for x in np.meshgrid(cards, cards, cards, indexing="ij"))
+        _SHIP_ARRAY.append(ship_keys(a, b, c).astype(np.int64))
+    return _SHIP_ARRAY[0]
+
+
 def is_ship(cards: Sequence[int]) -> bool:
     """A three-card flush, sequences included (R7.3)."""
     a, b, c = cards

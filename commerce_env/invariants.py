@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import make_pack
+from .engine import ENGINES
 from .engine.actions import NUM_ACTIONS, OFFER, READY_MONEY
 from .engine.base import HORSE, OVER, Game
 from .hands import is_ship
@@ -13,7 +14,7 @@ from .observation import encode
 
 # Variants whose counter rewards sum to zero at every deal (R4.3); pool commerce keeps money
 # in the pool between deals, so only its match returns sum to zero (R9.5).
-ZERO_SUM_PER_DEAL = frozenset({"trade_barter", "widow", "my_ship_sails", "old_game"})
+ZERO_SUM_PER_DEAL = frozenset(name for name, engine in ENGINES.items() if not engine.plays_for_money)
 
 
 def deal_decision_bound(game: Game) -> int:
@@ -25,7 +26,7 @@ def deal_decision_bound(game: Game) -> int:
 
 def lives_expected(game: Game) -> int | None:
     """Total lives in play if lives are kept apart from money (pool, R9.2-R9.4)."""
-    if game.variant != "pool":
+    if not game.plays_for_money:
         return None
     horses = sum(1 for _, kind, _, _ in game.record if kind == "buy_horse")
     return 3 * game.num_players - game.deals_played + horses
@@ -55,16 +56,17 @@ def invariant_violations(game: Game, total: int) -> list[str]:
     if game.has_table and len(game.table) != 3:
         problems.append(f"table holds {len(game.table)} cards")
     if game.rules.has_lives:
-        if min(game.counters) < 0:
-            problems.append(f"negative lives {game.counters}")  # R4.6
+        lives = game.lives
+        if min(lives) < 0:
+            problems.append(f"negative lives {lives}")  # R4.6
         for seat in range(game.num_players):
-            if game.out[seat] and game.counters[seat] > 0:
-                problems.append(f"seat {seat} is out with {game.counters[seat]} lives")
+            if game.out[seat] and lives[seat] > 0:
+                problems.append(f"seat {seat} is out with {lives[seat]} lives")
     expected_lives = lives_expected(game)
-    if expected_lives is not None and sum(game.counters) != expected_lives:
-        problems.append(f"lives {sum(game.counters)} != {expected_lives} (R9.3, R9.4)")
+    if expected_lives is not None and sum(game.lives) != expected_lives:
+        problems.append(f"lives {sum(game.lives)} != {expected_lives} (R9.3, R9.4)")
     legal = game.legal_actions()
-    if game.is_over():
+    if game.over:
         if legal or game.current_player is not None or game.phase != OVER:
             problems.append("a finished match still has a player to act")
     else:
@@ -88,14 +90,14 @@ def _deal_rule_violations(game: Game, legal: list[int]) -> list[str]:
         problems.append(f"order {order} does not end with the dealer {game.dealer} or holds a player out")
     if game.rounds_done >= game.rules.max_rounds:  # R4.4
         problems.append(f"{game.rounds_done} rounds done of {game.rules.max_rounds}")
-    antes = 0 if game.variant == "old_game" else len(order)  # R4.2, R8.4: the pool holds the antes
-    if game.variant != "pool" and game.pool != antes:
+    antes = len(order) if game.antes else 0  # R4.2, R8.4: the pool holds the antes
+    if not game.plays_for_money and game.pool != antes:  # R9: the pool holds money
         problems.append(f"pool {game.pool} during a deal, expected {antes}")
-    if game.variant == "my_ship_sails" and any(is_ship(game.hands[s]) for s in order):  # R7.3
+    if game.flush_ends_deal and any(is_ship(game.hands[s]) for s in order):  # R7.3
         problems.append("a ship did not sail")
-    if game.variant in ("old_game", "pool") and game.current_player in game.stood + game.passed:  # R8.2
+    if not game.can_act(game.current_player):  # R8.2: no turn after standing or passing
         problems.append(f"seat {game.current_player} acts after standing or passing")
-    if game.variant == "trade_barter" and game.phase == "act":  # R5.3: ready money needs a stock
+    if game.has_stock and game.phase == "act":  # R5.3: ready money needs a stock
         if any(READY_MONEY <= a < OFFER for a in legal) != bool(game.stock):
             problems.append(f"ready money legal={legal} with {len(game.stock)} cards in the stock")
     return problems

@@ -14,13 +14,13 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from .engine import actions as A
+from .engine.actions import KINDS, NUM_ACTIONS
 from .engine.base import HORSE, PHASES, REPLY, Game
 from .knowledge import deal_memory
 
 LAYOUT_VERSION = 1
 CARD_FEATURES = 17  # 13 ranks + 4 suits
-PLAYER_FEATURES = 7 + len(A.KINDS) + 1
+PLAYER_FEATURES = 7 + len(KINDS) + 1
 SCALE = 0.1  # counters and money are given in tens
 
 _SECTIONS = (
@@ -28,9 +28,9 @@ _SECTIONS = (
     ("gave_left", 52), ("gave_right", 52), ("discarded", 52), ("phase", len(PHASES)),
     ("flags", 6),
 )
-_NO_KIND = len(A.KINDS)  # the `last_none` field, after the kinds
+_NO_KIND = len(KINDS)  # the `last_none` field, after the kinds
 PLAYER_FIELDS = ("counters", "money", "out", "dealer", "to_act", "stood", "passed") + tuple(
-    f"last_{k}" for k in A.KINDS) + ("last_none",)
+    f"last_{k}" for k in KINDS) + ("last_none",)
 
 
 def layout(num_players: int) -> list[tuple[str, int, int]]:
@@ -93,7 +93,7 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         ones.append(_DISCARDED + card)
     if sees_hand:
         ones.append(_FLAGS)
-    to_act = game.to_act
+    to_act = game.current_player
     if to_act == seat and game.phase == REPLY:
         ones.append(_FLAGS + 1)
     if game.phase == HORSE:
@@ -160,12 +160,12 @@ def action_mask(game: Game, seat: int) -> np.ndarray:
     A fresh copy of a cached array per set of legal actions: faster than building it.
     """
     if game.current_player != seat:
-        return np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal = game.legal_actions()
     key = tuple(legal)
     mask = _MASKS.get(key)
     if mask is None:
-        mask = _MASKS[key] = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        mask = _MASKS[key] = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[legal] = 1
     return mask.copy()
 

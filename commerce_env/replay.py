@@ -35,7 +35,7 @@ from .engine import new_game
 from .engine.base import Game
 from .engine.settlement import Showdown
 from .rules import Rules, make_rules
-from .scene import Scene, build_scene, history_lines, plays_for_money
+from .scene import Scene, build_scene, history_lines
 
 FORMAT, VERSION = "commerce-replay", 1
 KEYS = ("format", "version", "variant", "num_players", "options", "names", "dealer", "packs", "actions",
@@ -70,7 +70,7 @@ class Replayed:
         for state in self.states:
             scene = build_scene(state, viewer, self.names)
             out.append(scene)
-            if scene.showdown and not state.is_over():
+            if scene.showdown and not state.over:
                 out.append(build_scene(state, viewer, self.names, showdown=False))
         return out
 
@@ -87,8 +87,8 @@ def record_game(game: Game, names: Sequence[str] | None = None) -> dict[str, Any
         raise ValueError(f"names must be {n} strings, got {names!r}")
     options = game.rules.options()
     variant = options.pop("variant")
-    over = game.is_over()
-    money = plays_for_money(game)
+    over = game.over
+    money = game.plays_for_money
     return {
         "format": FORMAT, "version": VERSION, "variant": variant, "num_players": n, "options": options,
         "names": list(names) if names else [f"player_{s}" for s in range(n)], "dealer": game.first_dealer,
@@ -198,7 +198,7 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
                 and isinstance(item[1], str)):
             raise fail(f"action {index}: expected [seat, text], got {item!r}")
         seat, text = item
-        if game.is_over():
+        if game.over:
             raise fail(f"action {index} ({seat}, {text!r}): the match is already over")
         if seat != game.current_player:
             raise fail(f"action {index} ({text!r}) is by seat {seat}, but seat {game.current_player} is to act")
@@ -214,7 +214,7 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
             raise fail(f"action {index} starts deal {game.deals_dealt}, but only {len(packs)} pack(s) are given")
         if keep_states:
             states.append(game.clone())
-    if not game.is_over() and record["returns"] is not None:  # returns null: a match not yet over
+    if not game.over and record["returns"] is not None:  # returns null: a match not yet over
         raise fail(f"the actions stop before the match is over ({len(actions)} actions, seat "
                    f"{game.current_player} to act)")
     rebuilt = record_game(game, names)

@@ -35,6 +35,8 @@ OPTIONS: dict[str, frozenset[str]] = {
     "old_game": frozenset(_COMMON | {"combinations"}),
     "pool": frozenset(_COMMON | {"combinations", "entry", "payout", "horse_price"}),
 }
+# R12: the variants a preset applies to (not My Ship Sails).
+PRESET_VARIANTS = frozenset({"trade_barter", "widow", "old_game", "pool"})
 ALL_OPTIONS = frozenset().union(*OPTIONS.values()) | {"preset"}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "trade_barter": dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", discard="table",
@@ -128,7 +130,7 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
     for name in options:
         if name not in ALL_OPTIONS:
             raise ValueError(f"unknown option {name!r}; options are {', '.join(sorted(ALL_OPTIONS))}")
-        if name not in allowed and not (name == "preset" and variant != "my_ship_sails"):
+        if name not in allowed and not (name == "preset" and variant in PRESET_VARIANTS):
             raise ValueError(f"option {name!r} does not apply to variant {variant!r}")
 
     values: dict[str, Any] = dict(DEFAULTS[variant])
@@ -167,7 +169,7 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
     if type(rules["deck_size"]) is not int or rules["deck_size"] not in (52, 32):
         raise ValueError(f"bad value {rules['deck_size']!r} for option 'deck_size'; choose 52 or 32")
     rules["reward"] = _choice("reward", values.get("reward", "counters"), REWARDS)
-    if variant == "pool":
+    if "entry" in allowed:  # R9.2-R9.4: pool commerce's money options
         rules["entry"] = _count("entry", values["entry"], 0)
         rules["payout"] = _count("payout", values["payout"], 0)
         price = values["horse_price"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .cards import CARDS
-from .engine import actions as A
+from .engine.actions import KINDS
 from .engine.base import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
 from .engine.settlement import Showdown
 
@@ -90,11 +90,6 @@ def action_text(history: list[tuple[int, str, tuple[int, ...]]], index: int) -> 
     return " ".join([kind, *(card_text(c) for c in cards)])
 
 
-def plays_for_money(game: Game) -> bool:
-    """Pool commerce counts money apart from lives (R9)."""
-    return type(game).balances is not Game.balances
-
-
 def showdown_is_current(game: Game) -> bool:
     """Whether the latest showdown happened after the match's last action."""
     shown = game.last_showdown
@@ -126,7 +121,7 @@ class _Everything:
         self.hand_of = [tuple(card_text(c) for c in h) for h in game.hands]
         self.actions = game.history
         kinds = game.last_kind
-        self.last_kind = ["" if k < 0 else A.KINDS[k] for k in kinds]
+        self.last_kind = ["" if k < 0 else KINDS[k] for k in kinds]
         self.table, self.stock, self.pool, self.dealer = game.table, len(game.stock), game.pool, game.dealer
         self.counters, self.money, self.out = game.counters, game.money, game.out
         self.current_player, self.phase = game.current_player, game.phase
@@ -182,7 +177,7 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
         raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
     names = names or [f"player_{s}" for s in range(n)]
     facts = _Everything(game) if viewer is None else _Seat(game, viewer)
-    money = plays_for_money(game)
+    money = game.plays_for_money  # R9: money apart from lives
     counters = shown.counters_after if shown else facts.counters
     moneys = shown.money_after if shown else facts.money
     dealer = shown.dealer if shown else facts.dealer

@@ -11,7 +11,9 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
   ``{"agent": "greedy", "quantile": 0.7}``) that a resolver turns into one:
   ``resolver=`` or the default that ``import agents`` registers
   (:mod:`commerce_env.policies`).  Snapshots of the learner are added while
-  training (:meth:`CommerceEnv.add_snapshot`, self-play).  Each seat has its
+  training (:meth:`CommerceEnv.add_snapshot`, self-play).  Which entry or
+  snapshot plays a seat is the env's :class:`commerce_env.opponents.OpponentPool`'s
+  choice (``opponents`` may be one); the env turns it into a policy.  Each seat has its
   own instance of every pool entry given by spec (agents may keep state per
   seat); a policy object given directly is shared by the seats, and so
   are snapshots (stateless numpy policies).  Opponents that define
@@ -53,10 +55,11 @@ from gymnasium import spaces
 
 from . import GYM_ENV_ID
 from . import observation as obs
-from .engine import actions as A
 from .engine import new_game
+from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
 from .features import FEATURES, HandStrength, feature_builders  # noqa: F401 - re-exported (their old home)
+from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
 from .rules import resolve_rules
 from .view import public_text, seat_view
@@ -75,7 +78,8 @@ class CommerceEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str | None = None, num_players: int | None = None,
-                 opponents: Sequence[Any] | None = None, opponent_weights: Sequence[float] | None = None,
+                 opponents: Sequence[Any] | OpponentPool | None = None,
+                 opponent_weights: Sequence[float] | None = None,
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
                  config: Any = None, resolver: Resolver | None = None, **options: Any):
@@ -88,41 +92,29 @@ class CommerceEnv(gymnasium.Env):
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
         default = opponents is None  # uniform random players, one per seat: no resolver needed
-        if default:
-            opponents = [RandomPolicy()]
-        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence) or not opponents:
-            raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
-        if opponent_weights is not None:
-            weights = [float(w) for w in opponent_weights]
-            if len(weights) != len(opponents) or min(weights) < 0 or sum(weights) <= 0:
-                raise ValueError(f"opponent_weights {list(opponent_weights)!r} must be one non-negative "
-                                 f"weight per opponent ({len(opponents)}), not all zero")
-        if not 0.0 <= float(snapshot_share) <= 1.0:
-            raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
-        if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:
-            raise ValueError(f"max_snapshots must be a whole number >= 1, got {max_snapshots!r}")
+        if isinstance(opponents, OpponentPool):
+            pool = opponents
+        else:
+            pool = OpponentPool([RandomPolicy()] if default else opponents, opponent_weights,
+                                snapshot_share, max_snapshots)
+        opponents = pool.entries
         self.rules = rules
         self.num_players = num_players
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.seat_mode = seat
         self.resolver = resolver
-        self.opponent_specs = list(opponents)
+        self.opponent_pool = pool
         first = [self._resolve(spec) for spec in opponents]  # bad specs fail here, once
         self.seat_pools = [first] + [[RandomPolicy()] if default else
                                      [o if is_policy(spec) else self._resolve(spec)
                                       for spec, o in zip(opponents, first, strict=True)]
                                      for _ in range(num_players - 1)]
-        self.opponent_weights = None if opponent_weights is None else [float(w) for w in opponent_weights]
-        self.snapshots: list[Any] = []
-        self.snapshot_paths: list[str] = []
-        self.snapshot_share = float(snapshot_share)
-        self.max_snapshots = max_snapshots
         self.features = list(features)
         self.feature_builders = feature_builders(self.features, rules, num_players)
         size = obs.observation_size(num_players) + sum(f.size for f in self.feature_builders)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
-        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._rng = random.Random()
         self._episode = 0
         self.game: Game | None = None
@@ -144,22 +136,14 @@ class CommerceEnv(gymnasium.Env):
         return resolve(spec, self.resolver, variant=self.rules.variant, num_players=self.num_players)
 
     def add_snapshot(self, path: str) -> int:
-        """Add a saved learner snapshot to the opponent pool (self-play); returns the pool's size."""
-        agent = self._resolve(f"model:{path}")
-        self.snapshots.append(agent)
-        self.snapshot_paths.append(str(path))
-        if len(self.snapshots) > self.max_snapshots:
-            self.snapshots.pop(0)
-            self.snapshot_paths.pop(0)
-        return len(self.snapshots)
+        """Add a saved learner snapshot to the opponent pool (self-play); returns the number of snapshots."""
+        return self.opponent_pool.add_snapshot(self._resolve(f"model:{path}"), str(path))
 
     def _draw_opponent(self, seat: int) -> Any:
-        if self.snapshots and self._rng.random() < self.snapshot_share:
-            return self._rng.choice(self.snapshots)
-        pool = self.seat_pools[seat]
-        if self.opponent_weights is None:
-            return self._rng.choice(pool)
-        return self._rng.choices(pool, weights=self.opponent_weights)[0]
+        """The pool's choice for ``seat`` this episode: this seat's instance of an entry, or a snapshot."""
+        index = self.opponent_pool.draw(self._rng)
+        entries = self.seat_pools[seat]
+        return entries[index] if index < len(entries) else self.opponent_pool.snapshots[index - len(entries)]
 
     # ----------------------------------------------------------------- API
     def action_masks(self) -> np.ndarray:
@@ -206,7 +190,7 @@ class CommerceEnv(gymnasium.Env):
             self.game = game
             self._seat_opponents()
             before_decision = self._play_opponents()
-            if not game.is_over():
+            if not game.over:
                 break
             carried += before_decision
             game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
@@ -220,11 +204,11 @@ class CommerceEnv(gymnasium.Env):
 
     def step(self, action: Any):
         game = self._require_game()
-        if game.is_over():
+        if game.over:
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
-        action = A.check_action(action)  # a float, a string or None is refused in every mode
+        action = check_action(action)  # a float, a string or None is refused in every mode
         if action not in game.legal_actions() and self.illegal_action == "terminate":
             game.abandon()  # the match ends: the mask is empty and the observation says so
             return self._observe(), ILLEGAL_REWARD, True, False, {
@@ -232,7 +216,7 @@ class CommerceEnv(gymnasium.Env):
         self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
-        terminated = game.is_over()
+        terminated = game.over
         info: dict[str, Any] = {"seat": self.seat}
         if terminated:
             info["returns"] = game.returns()[self.seat]
@@ -280,7 +264,7 @@ class CommerceEnv(gymnasium.Env):
     def _play_opponents(self) -> float:
         """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
         game = self._require_game()
-        while not game.is_over() and game.current_player != self.seat:
+        while not game.over and game.current_player != self.seat:
             seat = game.current_player
             self._apply(seat, self.seat_agents[seat].act(seat_view(game, seat)))  # R11: its view only
         return float(game.take_rewards()[self.seat])

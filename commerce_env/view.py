@@ -25,7 +25,7 @@ import numpy as np
 from . import observation as obs
 from .cards import format_cards, make_pack
 from .engine import ENGINES
-from .engine import actions as A
+from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import DEAL, OVER, SHOW, Game
 from .engine.determinize import sample_deal
 from .knowledge import masked, placed_discards, public_places, seat_record
@@ -90,7 +90,17 @@ class SeatView:
         """The variant's engine class: its rules' flags and hand values (R2, R7.4)."""
         return ENGINES[self.rules.variant]
 
-    def is_over(self) -> bool:
+    @property
+    def lives(self) -> tuple[int, ...]:
+        """Lives by seat where the variant keeps them (R6.1, R7.1, R9.2): ``counters``
+        under the name the rules give them (see ``Game.lives``)."""
+        if not self.rules.has_lives:
+            raise AttributeError(f"{self.variant} keeps no lives")
+        return self.counters
+
+    @property
+    def over(self) -> bool:
+        """The match has ended (as the engine's ``Game.over``)."""
         return self.phase == OVER
 
     def hand_value(self, cards: Any) -> int:
@@ -104,11 +114,11 @@ class SeatView:
 
     def action_text(self, action: int) -> str:
         """The canonical text (R12) of one of this seat's actions: ``offer 10H``."""
-        return A.action_text(action, self.hand, self.table)
+        return action_text(action, self.hand, self.table)
 
     def action_from_text(self, text: str) -> int:
         """The action number of a canonical text for this seat now."""
-        return A.action_from_text(text, self.hand, self.table)
+        return action_from_text(text, self.hand, self.table)
 
     def history_texts(self) -> list[tuple[int, str]]:
         """The match's actions as ``(seat, text)``, face-down cards it has not seen left out."""
@@ -156,7 +166,7 @@ def entry_text(kind: str, cards: tuple) -> str:
     """The text of a record entry as far as its cards are known: ``offer 10H``, or ``offer``."""
     if kind == SHOW:
         return f"show {format_cards(cards)}"
-    count = A.TEXT_CARDS.get(kind, 0)
+    count = TEXT_CARDS.get(kind, 0)
     named = cards[:count]
     if count and None not in named:
         return f"{kind} {format_cards(named)}"
@@ -200,12 +210,12 @@ def seat_view(game: Game, seat: int) -> SeatView:
                 gave.append((cards[0], trader))
             elif trader == seat:
                 gave.append((cards[1], actor))
-    to_act = game.current_player
+    current = game.current_player
     offer = game.offer
     state = tuple(sorted((name, _copied(value)) for name, value in game.__dict__.items()
                          if name not in _NOT_PUBLIC))
     return SeatView(
-        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=to_act,
+        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=current,
         dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
         stock_size=len(game.stock), pool=game.pool, counters=tuple([*game.counters]),
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
@@ -215,6 +225,6 @@ def seat_view(game: Game, seat: int) -> SeatView:
         public_hands=tuple([tuple(sorted(cards)) for cards in public]),
         unseen=tuple([c for c in game.pack if c not in known]),
         history=tuple([(s, kind, cards) for s, kind, cards, _ in full if kind != DEAL]),
-        legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
+        legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
         _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)

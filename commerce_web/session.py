@@ -16,14 +16,14 @@ from typing import Any
 
 from commerce_env import guide
 from commerce_env.cards import format_cards
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
 from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
 from commerce_env.rules import OPTIONS, VARIANTS, make_rules
-from commerce_env.scene import FACE_DOWN_KINDS, build_scene, plays_for_money, showdown_scene
+from commerce_env.scene import FACE_DOWN_KINDS, build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
@@ -130,7 +130,7 @@ class Match:
     def act(self, text: Any) -> None:
         """The human's action, given by its canonical text (R12), then the agents until his turn."""
         game = self.game
-        if game.is_over():
+        if game.over:
             raise RequestError("the match is over; start a new one")
         if game.current_player != self.seat:  # cannot happen: agents move until the human's turn
             raise RequestError("it is not your turn")
@@ -140,7 +140,7 @@ class Match:
         words = text.split()
         if words[0] == "exchange" and len(words) == 2:
             raise RequestError(f"{text!r}: choose a card of the table too (exchange <your card> <table card>)")
-        if words[0] in A.CARD_VERBS and len(words) == 1:
+        if words[0] in CARD_VERBS and len(words) == 1:
             raise RequestError(f"{text!r}: choose one of your cards first")
         try:
             action = game.action_from_text(text, self.seat)
@@ -155,7 +155,7 @@ class Match:
 
     def _advance(self) -> None:
         game = self.game
-        while not game.is_over() and game.current_player != self.seat:
+        while not game.over and game.current_player != self.seat:
             if len(game.history) > MAX_ACTIONS:
                 raise RuntimeError("the match did not end")
             seat = game.current_player
@@ -179,15 +179,15 @@ class Match:
         legal = []
         if my_turn:
             for action in game.legal_actions():
-                kind = A.action_kind(action)
-                cards = [str(c) for c in game.action_cards(action, seat)] if action >= A.READY_MONEY else []
+                kind = action_kind(action)
+                cards = [str(c) for c in game.action_cards(action, seat)] if action >= READY_MONEY else []
                 legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards})
         return {
             "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,
             "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal,
             "since": self.events(self.since), "deals": [self._deal_result(s) for s in game.showdowns],
-            "over": game.is_over(), "actions": len(game.history),
-            "returns": game.returns() if game.is_over() else None,
+            "over": game.over, "actions": len(game.history),
+            "returns": game.returns() if game.over else None,
         }
 
     def events(self, start: int) -> list[str]:
@@ -224,7 +224,7 @@ class Match:
         return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if len(shown.winners) > 1 else 'wins'}."
 
     def _deal_result(self, shown: Showdown) -> dict[str, Any]:
-        money = plays_for_money(self.game)
+        money = self.game.plays_for_money
         before, after = (shown.money_before, shown.money_after) if money else (shown.counters_before,
                                                                                  shown.counters_after)
         return {"deal": shown.deal, "winners": [self.names[w] for w in shown.winners],

@@ -71,7 +71,7 @@ class Driver:
         return self.raw.game
 
     @property
-    def to_act(self) -> int:
+    def current_player(self) -> int:
         return int(self.env.agent_selection.split("_")[1])
 
     def legal(self) -> list[str]:
@@ -84,8 +84,8 @@ class Driver:
         for move in moves:
             seat_text, text = move.split(":", 1)
             seat, text = int(seat_text), text.strip()
-            assert not self.game.is_over(), f"{move!r}: the match is over"
-            assert self.to_act == seat, f"{move!r}: player_{self.to_act} is to act"
+            assert not self.game.over, f"{move!r}: the match is over"
+            assert self.current_player == seat, f"{move!r}: player_{self.current_player} is to act"
             legal = self.legal()
             assert text in legal, f"{move!r} is not legal; legal: {legal}"
             self.env.step(self.raw.encode_action(text))
@@ -103,6 +103,6 @@ class Driver:
 
     def finish(self) -> None:
         """Step ``None`` for every terminated agent, as PettingZoo requires."""
-        assert self.game.is_over()
+        assert self.game.over
         while self.env.agents:
             self.env.step(None)

@@ -97,7 +97,7 @@ def play_random(game: Game, rng: random.Random, max_decisions: int = 100_000,
     rewards = [game.take_rewards()]
     decisions = 0
     deal, in_deal = game.deals_dealt, 0
-    while not game.is_over():
+    while not game.over:
         if check:
             assert_invariants(game, total)
         game.apply(rng.choice(game.legal_actions()))

@@ -88,7 +88,7 @@ class Mutator(GreedyAgent):
 
     def act(self, view):
         action = super().act(view)
-        if not view.is_over():
+        if not view.over:
             world = view.sample_world(random.Random(0))
             world.counters[view.seat] += 5  # R4.3 broken in its own world only
             world.apply(world.legal_actions()[0])
@@ -141,7 +141,7 @@ def test_a_view_names_no_card_its_seat_never_saw(variant, options):  # R11
         rng = random.Random(seed)
         seen = [set() for _ in range(4)]
         done = 0
-        while not game.is_over():
+        while not game.over:
             for _, kind, cards, _ in game.record[done:]:
                 if kind in ("exchange", "take_widow", "show"):  # face up (R6.2, R6.3, R8.2, R11)
                     for s in range(4):
@@ -171,9 +171,9 @@ def test_the_next_pack_cannot_be_predicted():  # R1.5, R11: later packs and the 
         world = view.sample_world(random.Random(1))
         assert world.decks == []
         world.apply(world.legal_actions()[0])
-        while not world.is_over() and world.deals_dealt == 1:
+        while not world.over and world.deals_dealt == 1:
             world.apply(world.legal_actions()[0])
-        if not world.is_over() and list(world.deal_pack) == packs[1]:
+        if not world.over and list(world.deal_pack) == packs[1]:
             hits += 1
     assert hits == 0
 
@@ -183,7 +183,7 @@ def test_a_view_shares_no_mutable_object_with_the_game():
         game = new_game(make_rules(variant), 4, seed=3)
         rng = random.Random(3)
         for _ in range(6):
-            if game.is_over():
+            if game.over:
                 break
             mutable = {id(o) for o in _objects(game) if isinstance(o, (list, dict, set, np.ndarray, random.Random))}
             view = seat_view(game, game.current_player)
@@ -229,7 +229,7 @@ def _replay_twin(game, seat, pack, texts, rng):
     for actor, text in texts:
         verb, *cards = text.split()
         mapped = " ".join([verb, *(str(mapping.get(c, c)) for c in _cards(cards))])
-        if twin.is_over() or twin.current_player != actor:
+        if twin.over or twin.current_player != actor:
             return None  # the hidden cards changed the course of play (R7.3's flush): no twin
         try:
             twin.apply(twin.action_from_text(mapped, actor))
@@ -254,7 +254,7 @@ def test_twins_give_byte_identical_views_at_every_decision(variant, options):  #
         if pack is None:
             continue
         game = new_game(rules, 4, decks=[pack], dealer=seed % 4, rng=random.Random(seed))
-        while not game.is_over() and game.deals_dealt == 1:
+        while not game.over and game.deals_dealt == 1:
             texts = game.history_texts()
             for seat in range(game.num_players):
                 twin = _replay_twin(game, seat, pack, texts, random.Random(seed * 100 + seat))
@@ -272,7 +272,7 @@ def test_a_sampled_world_looks_the_same_to_the_seat(variant, options):  # R11, f
     for seed in range(3):
         rng = random.Random(seed)
         game = new_game(rules, 4, rng=random.Random(seed))
-        while not game.is_over():
+        while not game.over:
             seat = game.current_player
             view = seat_view(game, seat)
             world = view.sample_world(rng)

@@ -15,8 +15,8 @@ from agents.heuristics import ExpectedValueAgent, GreedyAgent
 from agents.search import SearchAgent
 from commerce_env import observation as obs
 from commerce_env.cards import CARDS, parse_cards
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import GIVE, KEEP_HAND, KNOCK, OFFER, READY_MONEY, TAKE_WIDOW
 from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import seat_view
 
@@ -71,13 +71,13 @@ def test_agents_choose_only_legal_actions(variant, seed, players, data):  # R12 
     seats = [LegalityChecker(agents[s % len(agents)]) for s in range(players)]
     game = new_game(rules, players, rng=random.Random(seed))
     returns = play_game(game, seats, seeds=list(range(players)))
-    assert game.is_over()
+    assert game.over
     assert sum(returns) == pytest.approx(0.0)  # R4.3: nothing created or lost
 
 
 def _play_random(game, moves, rng):
     for _ in range(moves):
-        if game.is_over():
+        if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
 
@@ -120,7 +120,7 @@ def test_search_does_not_see_hidden_cards(variant, seed, moves):  # R11
     rng = random.Random(seed)
     game = new_game(make_rules(variant), 4, rng=random.Random(seed))
     _play_random(game, moves, rng)
-    if game.is_over():
+    if game.over:
         return
     seat = game.current_player
     twin, mapping = _twin_with_hidden_cards_permuted(game, seat, rng)
@@ -144,7 +144,7 @@ def test_determinized_worlds_keep_what_the_seat_knows(variant):  # R11
     for trial in range(20):
         game = new_game(make_rules(variant), 4, rng=random.Random(trial))
         _play_random(game, trial % 9, rng)
-        if game.is_over():
+        if game.over:
             continue
         seat = game.current_player
         info = seat_view(game, seat)
@@ -171,7 +171,7 @@ def test_worlds_vary_the_unseen_cards():  # determinization resamples what is hi
 def test_widow_taker_hand_is_public():  # R6.2: the dealer's new hand is the face-up widow
     game = new_game(make_rules("widow"), 4, rng=random.Random(2))
     widow = sorted(game.table)
-    game.apply(A.TAKE_WIDOW)
+    game.apply(TAKE_WIDOW)
     eldest = game.current_player
     info = seat_view(game, eldest)
     assert info.public_hands[game.dealer] == tuple(widow)
@@ -182,12 +182,12 @@ def test_bartered_card_is_known_until_the_neighbour_trades():  # R5.4, R11
     game = new_game(make_rules("trade_barter"), 4, rng=random.Random(4))
     trader = game.current_player
     offered = game.hands[trader][0]
-    game.apply(A.OFFER + 0)
+    game.apply(OFFER + 0)
     neighbour = game.current_player
-    game.apply(A.GIVE + 0)
+    game.apply(GIVE + 0)
     assert seat_view(game, trader).public_hands[neighbour] == (offered,)
     assert game.current_player == neighbour  # R5.4: the turn passes to the neighbour
-    game.apply(A.READY_MONEY + 0)  # a face-down trade: the card may be gone
+    game.apply(READY_MONEY + 0)  # a face-down trade: the card may be gone
     assert seat_view(game, trader).public_hands[neighbour] == ()
 
 
@@ -202,12 +202,12 @@ def test_greedy_and_expected_value_knock_with_a_tricon():  # R2.1, R5.5
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
     assert game.hands[0] == sorted(parse_cards("AS AH AD"))
     for agent in (GreedyAgent(), ExpectedValueAgent(), SearchAgent(worlds=8, seed=1)):
-        assert agent.act(seat_view(game, 0)) == A.KNOCK
+        assert agent.act(seat_view(game, 0)) == KNOCK
 
 
 def test_greedy_takes_the_exchange_that_makes_a_tricon():  # R6.3
     game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
-    game.apply(A.KEEP_HAND)  # the dealer (seat 3) keeps his hand; seat 0 acts
+    game.apply(KEEP_HAND)  # the dealer (seat 3) keeps his hand; seat 0 acts
     action = GreedyAgent().act(seat_view(game, 0))
     assert game.action_text(action, 0) == "exchange 2C AD"
 
@@ -235,7 +235,7 @@ def test_registry_and_specs(monkeypatch):
 
 def test_search_with_a_time_budget_scores_every_legal_action():
     game = new_game(make_rules("widow"), 4, rng=random.Random(6))
-    game.apply(A.KEEP_HAND)
+    game.apply(KEEP_HAND)
     agent = SearchAgent(ms=5, seed=0)
     action = agent.act(seat_view(game, game.current_player))
     assert action in game.legal_actions()
@@ -256,7 +256,7 @@ def test_search_leaves_the_real_game_untouched(variant):
     rng = random.Random(8)
     game = new_game(make_rules(variant), 4, rng=random.Random(8))
     _play_random(game, 4, rng)
-    if game.is_over():
+    if game.over:
         return
     before = {k: repr(v) for k, v in game.__dict__.items() if k not in ("rng", "_legal_cache")}
     rng_state = game.rng.getstate()

@@ -83,6 +83,47 @@ def test_paired_test_matches_the_normal_tail():
     assert stats.paired_test(np.zeros(10)) == 1.0
 
 
+
+def test_interquartile_mean_cuts_a_quarter_from_each_end():
+    assert stats.interquartile_mean(np.arange(8.0)) == pytest.approx(np.mean([2, 3, 4, 5]))
+    assert stats.interquartile_mean([1.0, 2.0, 3.0, 1000.0, -1000.0, 2.0, 2.0, 2.0]) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="no scores"):
+        stats.interquartile_mean([])
+
+
+def test_stratified_bootstrap_resamples_each_seed_within_itself():
+    # Two seeds of 10 and 30 groups, each seed's scores constant: a resample that keeps every
+    # seed's size always has the pooled mean 0.75, so the interval collapses there; resampling
+    # the pool as one would not.
+    low_seed, high_seed = np.zeros(10), np.ones(30)
+    result = stats.stratified_bootstrap([low_seed, high_seed], samples=500, seed=1)
+    assert result["mean"] == pytest.approx(0.75) and result["mean_ci"] == pytest.approx([0.75, 0.75])
+    assert result["iqm"] == pytest.approx(np.mean(np.sort(np.r_[low_seed, high_seed])[10:30]))
+    assert result["strata"] == 2 and result["scores"] == 40
+    pooled = stats.bootstrap_ci(np.r_[low_seed, high_seed], samples=500, seed=1)
+    assert pooled[1] - pooled[0] > 0.1
+
+
+def test_stratified_bootstrap_covers_the_true_mean_about_as_often_as_it_says():
+    rng = np.random.default_rng(4)
+    covered = 0
+    for rep in range(100):
+        strata = [rng.normal(0.3, 1.0, size=60) for _ in range(3)]
+        low, high = stats.stratified_bootstrap(strata, samples=300, seed=rep)["mean_ci"]
+        covered += low <= 0.3 <= high
+    assert 85 <= covered <= 100
+    with pytest.raises(ValueError, match="at least one score"):
+        stats.stratified_bootstrap([np.ones(3), np.array([])])
+
+
+def test_group_means_are_each_duplicate_groups_mean_per_deal():
+    result = run_arena(["greedy", "random"], variant="trade_barter", num_players=3, deals=30, seed=5,
+                       progress=False)
+    for agent in result["agents"].values():
+        assert len(agent["group_means"]) == result["groups"]
+        # one deal per game and equal seat-deals per group: the mean per deal is the groups' mean
+        assert np.mean(agent["group_means"]) == pytest.approx(agent["mean"])
+
 def test_openskill_ranks_the_better_player_first():
     games = [(["a", "b", "c"], [3.0, -1.0, -2.0])] * 20
     ratings = stats.openskill_ratings(games)
@@ -188,7 +229,7 @@ def test_any_agent_sits_in_any_seat_of_the_aec_env(variant):  # R4.3: rewards su
     totals = play_env_episode(env, agents, seed=5)
     assert set(totals) == set(agents)
     assert sum(totals.values()) == pytest.approx(0.0)
-    assert env.unwrapped.game.is_over()
+    assert env.unwrapped.game.over
 
 
 def test_paired_difference_interval():

@@ -32,7 +32,13 @@ def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_
     monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
     monkeypatch.setattr(suite, "BUILT_IN", ("expected_value", "greedy", "random"))  # search is slow for a test
     out, md = tmp_path / "bench", tmp_path / "benchmark.md"
-    assert suite.main(["--quick", "--variants", "old_game", "trade_barter", "--workers", "1",
+    seeds = out / "old_game" / "seeds"
+    seeds.mkdir(parents=True)
+    (seeds / "seeds.md").write_text("Training seeds: 3 runs\n\n![training curves](training.png)\n")
+    assert suite.main(["--quick", "--variants", "trade_barter", "--workers", "1",
+                       "--models", str(models), "--out", str(out), "--markdown", str(md)]) == 0
+    # A later command for another variant keeps the first one's section in the page.
+    assert suite.main(["--quick", "--variants", "old_game", "--workers", "1",
                        "--models", str(models), "--out", str(out), "--markdown", str(md)]) == 0
     report = json.loads((out / "suite.json").read_text())
     old = report["variants"]["old_game"]
@@ -40,8 +46,14 @@ def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_
     assert set(old["model"]) == {"expected_value", "greedy", "random"}
     for row in old["model"].values():
         assert row["ci99"][0] <= row["ci95"][0] <= row["difference"] <= row["ci95"][1] <= row["ci99"][1]
-    assert "model" not in report["variants"]["trade_barter"]  # no shipped model there
+    assert set(report["variants"]) == {"old_game"}  # this command's own report
     text = md.read_text()
+    assert text.index("## trade_barter") < text.index("## old_game")  # both sections, in the usual order
+    assert "--variants trade_barter" in text and "--variants old_game" in text
+    assert "![training curves](bench/old_game/seeds/training.png)" in text  # relative to the page
+    headline = next(line for line in text.splitlines() if line.startswith("| old_game |"))
+    assert "not shown: fewer than 20000 games" in headline or "| no |" in headline  # 8 games prove nothing
+    assert "too few for the 99%-over-20000 claim" in text
     assert "| old_game |" in text and "no shipped model" in text
     assert "not meaningful" in text  # a quick run says its samples are too small
     assert (out / "old_game" / "built_in" / "mean_reward.png").is_file()

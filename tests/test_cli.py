@@ -70,7 +70,7 @@ def test_random_deal_plays_one_deal_as_its_help_says(variant, monkeypatch, capsy
     monkeypatch.setattr(commerce_env, "env", lambda *a, **k: made.append(real_env(*a, **k)) or made[-1])
     assert main(["random-deal", "--variant", variant, "--players", "3", "--seed", "4"]) == 0
     game = made[0].unwrapped.game
-    assert game.is_over() and game.deals_played == 1  # R4.5: one deal, not a whole match
+    assert game.over and game.deals_played == 1  # R4.5: one deal, not a whole match
     assert "match over" in capsys.readouterr().out
 
 

@@ -153,7 +153,7 @@ def test_engine_pickles_deep_copies_and_clones_identically(setup, play_seed, pre
     game = setup_game(setup)
     rng = random.Random(play_seed)
     for _ in range(prefix):
-        if game.is_over():
+        if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
     twins = [game.clone(), copy.deepcopy(game), pickle.loads(pickle.dumps(game))]
@@ -161,7 +161,7 @@ def test_engine_pickles_deep_copies_and_clones_identically(setup, play_seed, pre
     def play_on(g):
         moves = random.Random(play_seed + 1)
         trace = []
-        while not g.is_over() and len(trace) < 300:
+        while not g.over and len(trace) < 300:
             g.apply(moves.choice(g.legal_actions()))
             trace.append((g.take_rewards(), encode(g, g.current_player or 0).tobytes()))
         return trace, g.history_texts(), g.returns(), g.counters

@@ -49,7 +49,7 @@ def test_readme_describes_the_outcome_reward_the_engine_pays(variant, options):
     for seed in range(6):
         game = new_game(rules, 4, seed=seed)
         rng = random.Random(seed)
-        while not game.is_over():
+        while not game.over:
             game.apply(rng.choice(game.legal_actions()))
         losers, k = game.match_losers, len(game.match_losers)
         expected = [(-1 / k if s in losers else 1 / (4 - k)) if k else 0.0 for s in range(4)]

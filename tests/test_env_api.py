@@ -105,7 +105,7 @@ def test_illegal_action_number_changes_nothing(variant):
     with pytest.raises(TypeError, match="'knock'"):
         d.env.step("knock")
     assert_same(before, snapshot(d))
-    d.play(f"{d.to_act}: {d.legal()[0]}")  # still playable afterwards
+    d.play(f"{d.current_player}: {d.legal()[0]}")  # still playable afterwards
 
 
 def test_illegal_action_text_changes_nothing():
@@ -179,8 +179,8 @@ def test_stepping_after_the_end(variant):
     # DESIGN.md: a finished match takes no more actions; the state stays as it was.
     d = Driver(variant, 2, seed=4, deals=1)
     rng = np.random.default_rng(0)
-    while not d.game.is_over():
-        d.play(f"{d.to_act}: {rng.choice(d.legal())}")
+    while not d.game.over:
+        d.play(f"{d.current_player}: {rng.choice(d.legal())}")
     before = snapshot(d)
     with pytest.raises(ValueError, match="only valid action is None"):  # PettingZoo's dead step
         d.env.step(0)

@@ -10,8 +10,8 @@ from pettingzoo.utils import wrappers
 
 import commerce_env
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import KINDS
 from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
 from commerce_env.hands import COMBINATIONS, evaluate_batch, hand_key, hand_keys
@@ -48,7 +48,7 @@ def plain_encode(game, seat):
     vector[offsets["phase"] + PHASES.index(game.phase)] = 1.0
     flags = offsets["flags"]
     vector[flags] = float(bool(hand) and game.sees_own_hand(seat))
-    vector[flags + 1] = float(game.phase == REPLY and game.to_act == seat)
+    vector[flags + 1] = float(game.phase == REPLY and game.current_player == seat)
     vector[flags + 2] = len(game.stock) / 52.0
     vector[flags + 3] = game.pool * obs.SCALE
     vector[flags + 4] = game.rounds_done / game.rules.max_rounds
@@ -60,11 +60,11 @@ def plain_encode(game, seat):
         vector[base + 1] = game.money[other] * obs.SCALE
         vector[base + 2] = float(game.out[other])
         vector[base + 3] = float(other == game.dealer)
-        vector[base + 4] = float(other == game.to_act)
+        vector[base + 4] = float(other == game.current_player)
         vector[base + 5] = float(other in getattr(game, "stood", ()))
         vector[base + 6] = float(other in getattr(game, "passed", ()))
         kind = game.last_kind[other]
-        vector[base + obs.PLAYER_FIELDS.index("last_none" if kind < 0 else f"last_{A.KINDS[kind]}")] = 1.0
+        vector[base + obs.PLAYER_FIELDS.index("last_none" if kind < 0 else f"last_{KINDS[kind]}")] = 1.0
     return vector
 
 
@@ -73,7 +73,7 @@ def test_fast_observation_equals_the_plain_one(variant):  # R11: the same vector
     rng = random.Random(variant)
     for num_players in (2, 4, 7):
         game = new_game(make_rules(variant), num_players, seed=rng.randrange(10**6))
-        while not game.is_over():
+        while not game.over:
             for seat in range(num_players):
                 assert np.array_equal(obs.encode(game, seat), plain_encode(game, seat))
             legal = game.legal_actions()

@@ -28,7 +28,7 @@ def _play(variant: str, players: int, seed: int, steps: int):
     game = new_game(make_rules(variant), players, seed=seed)
     rng = random.Random(seed)
     for _ in range(steps):
-        if game.is_over():
+        if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
     return game
@@ -86,7 +86,7 @@ def _twin(game, seat: int, rng: random.Random):
 def test_a_seat_frame_does_not_depend_on_cards_it_has_not_seen(variant, seed, steps, seat):
     # R11: a twin match whose unseen cards are dealt anew gives the same picture, showdowns included.
     game = _play(variant, 4, seed, steps)
-    if game.is_over() or game.shown:
+    if game.over or game.shown:
         return
     twin = _twin(game, seat, random.Random(seed + 1))
     assert build_scene(twin, seat) == build_scene(game, seat)
@@ -147,7 +147,7 @@ def test_a_face_down_card_is_named_only_to_those_who_saw_it():
 def test_the_showdown_frame_shows_every_hand_categories_and_winners():
     game = _play("old_game", 4, 4, 0)
     before = render_frame(game, 2)
-    while not game.is_over():
+    while not game.over:
         game.apply(game.action_from_text("stand") if 1 in game.legal_actions() else game.legal_actions()[0])
     scene = build_scene(game, 2)
     shown = game.last_showdown
@@ -167,7 +167,7 @@ def test_a_showdown_mid_match_is_shown_until_the_next_action():
     game.apply(game.action_from_text("keep_hand"))
     deal = game.deals_dealt
     game.apply(game.action_from_text("knock"))  # R6.4: the hands are shown, the next deal is dealt
-    assert game.deals_dealt == deal + 1 and not game.is_over()
+    assert game.deals_dealt == deal + 1 and not game.over
     scene = build_scene(game, 1)
     assert scene.showdown and scene.deal == deal
     assert scene.seats[0].cards == tuple(str(c) for c in game.last_showdown.hands[0])

@@ -51,19 +51,19 @@ class EngineMachine(RuleBasedStateMachine):
             attempt()
         assert snapshot(self.game) == before, "a refused action changed the state"
 
-    @precondition(lambda self: self.game.is_over())
+    @precondition(lambda self: self.game.over)
     @rule(setup=game_setups(max_rounds=4))
     def next_match(self, setup):
         self.new_match(setup)
 
-    @precondition(lambda self: not self.game.is_over())
+    @precondition(lambda self: not self.game.over)
     @rule(data=st.data())
     def legal_action(self, data):  # R12: every masked action is accepted
         game = self.game
         action = data.draw(st.sampled_from(game.legal_actions()))
         dealer = game.dealer
         game.apply(action)
-        if game.deals_dealt == self.deal + 1 and not game.is_over():
+        if game.deals_dealt == self.deal + 1 and not game.over:
             self.check_new_deal(dealer)
         if game.deals_dealt != self.deal:
             self.deal, self.in_deal = game.deals_dealt, 0
@@ -86,7 +86,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(action=st.one_of(st.integers(0, NUM_ACTIONS - 1), st.integers(-10**6, 10**6), st.integers()))
     def unmasked_or_out_of_range_number(self, action):
-        if not self.game.is_over() and action in self.game.legal_actions():
+        if not self.game.over and action in self.game.legal_actions():
             return
         self._refused_unchanged(lambda: self.game.apply(action), IllegalActionError)
 
@@ -104,18 +104,18 @@ class EngineMachine(RuleBasedStateMachine):
             pass
         else:
             assert 0 <= action < NUM_ACTIONS
-            if not game.is_over() and action in game.legal_actions():
+            if not game.over and action in game.legal_actions():
                 assert game.action_from_text(game.action_text(action)) == action
         assert snapshot(game) == before
 
-    @precondition(lambda self: not self.game.is_over())
+    @precondition(lambda self: not self.game.over)
     @rule()
     def texts_round_trip(self):  # R12: each legal action has a canonical text naming it
         game = self.game
         for action in game.legal_actions():
             assert game.action_from_text(game.action_text(action)) == action
 
-    @precondition(lambda self: not self.game.is_over())
+    @precondition(lambda self: not self.game.over)
     @rule(data=st.data())
     def clone_plays_the_same(self, data):  # search agents: a clone is independent and identical
         game = self.game

@@ -3,7 +3,7 @@
 import pytest
 
 from commerce_env import guide
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import KINDS
 from commerce_env.rules import VARIANTS
 
 
@@ -11,7 +11,7 @@ def test_every_variant_and_every_action_kind_is_explained():
     sections = {"trade_barter": "R5", "widow": "R6", "my_ship_sails": "R7", "old_game": "R8", "pool": "R9"}
     for variant in VARIANTS:
         assert f"({sections[variant]})" in guide.variant_help(variant)
-    assert set(guide.ACTIONS) == set(A.KINDS)  # R12's action kinds
+    assert set(guide.ACTIONS) == set(KINDS)  # R12's action kinds
 
 
 def test_my_ship_sails_help_has_no_poker_hands():

@@ -5,8 +5,8 @@ import random
 
 from agents.human import HumanAgent, public_action_text
 from commerce_env.cards import CARDS, parse_cards
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import KEEP_HAND, KNOCK, READY_MONEY
 from commerce_env.rules import make_rules
 from commerce_env.view import seat_view
 
@@ -27,7 +27,7 @@ def test_bad_input_is_refused_until_a_legal_action_is_typed():  # R12 texts
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
     human, written = _scripted("", "fold", "99", "give AS", "ready_money 2C", "ready_money as")
     action = human.act(seat_view(game, 0))
-    assert action == A.READY_MONEY + game.hands[0].index(parse_cards("AS")[0])
+    assert action == READY_MONEY + game.hands[0].index(parse_cards("AS")[0])
     refusals = [line for line in written if line.startswith("Not accepted")]
     assert len(refusals) == 5
     assert "unknown action text 'fold'" in refusals[1]
@@ -38,17 +38,17 @@ def test_bad_input_is_refused_until_a_legal_action_is_typed():  # R12 texts
 
 def test_an_action_number_is_accepted():
     game = _game_with("trade_barter", "AS 2C 3D 4H AH 5C 6D 7H AD 8C 9D JH")
-    human, _ = _scripted(str(A.KNOCK))
-    assert human.act(seat_view(game, 0)) == A.KNOCK
+    human, _ = _scripted(str(KNOCK))
+    assert human.act(seat_view(game, 0)) == KNOCK
 
 
 def test_view_shows_own_hand_table_counters_and_hides_face_down_cards():  # R11
     game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
     human, written = _scripted("keep_hand")
-    assert human.act(seat_view(game, 3)) == A.KEEP_HAND  # seat 3 deals: a blind choice (R6.2)
+    assert human.act(seat_view(game, 3)) == KEEP_HAND  # seat 3 deals: a blind choice (R6.2)
     assert "face down, unseen" in written[0]
     assert "Face up on the table: A♦(AD) 10♣(10C) 5♠(5S)" in written[0]
-    game.apply(A.KEEP_HAND)
+    game.apply(KEEP_HAND)
     human, written = _scripted("exchange 2C AD")
     assert game.action_text(human.act(seat_view(game, 0)), 0) == "exchange 2C AD"
     view = written[0]
@@ -58,7 +58,7 @@ def test_view_shows_own_hand_table_counters_and_hides_face_down_cards():  # R11
 
     trade = new_game(make_rules("trade_barter"), 4, rng=random.Random(5))
     seat = trade.current_player
-    trade.apply(A.READY_MONEY + 0)
+    trade.apply(READY_MONEY + 0)
     secret = trade.record[-1][2][0]
     viewer = (seat + 1) % 4
     history = seat_view(trade, viewer).history
@@ -133,8 +133,8 @@ def test_since_your_last_turn_does_not_repeat_the_live_moves_or_span_deals(monke
                       "greedy", "--players", "3", "--seed", "2", "--option", "deals=3")
     assert code == 0 and "Since your last turn" not in out  # every move is printed as it is made
     game = _game_with("widow", "AS 3C 3D 4H AH 5C 6D 7H 2C 8C 9D JH AD 10C 5S")
-    game.apply(A.KEEP_HAND)
-    game.apply(A.KNOCK)  # deal 1 ends; deal 2: its dealer (seat 0) chooses blind
+    game.apply(KEEP_HAND)
+    game.apply(KNOCK)  # deal 1 ends; deal 2: its dealer (seat 0) chooses blind
     human, written = _scripted("keep_hand")
     human.act(seat_view(game, 0))
     assert "Since your last turn" not in written[0]  # the knock belongs to the deal before

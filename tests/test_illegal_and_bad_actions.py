@@ -43,7 +43,7 @@ def test_terminate_ends_the_match_and_the_mask_is_empty(make, variant):
     offender = env.agent_selection
     env.step(_illegal(env.observe(offender)["action_mask"]))
     assert all(env.terminations.values())
-    assert env.unwrapped.game.is_over()
+    assert env.unwrapped.game.over
     for agent in env.possible_agents:
         observed = env.observe(agent)
         assert not observed["action_mask"].any(), agent

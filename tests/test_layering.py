@@ -144,3 +144,43 @@ def test_no_env_writes_the_engines_state():  # envs drive the engine through its
                   for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
                   if isinstance(t, ast.Attribute) and "game" in ast.unparse(t.value)]
         assert writes == [], name
+
+
+# Variant behaviour lives in the variant's engine class (commerce_env/engine) or in rules.py's
+# tables of options; the batched engine's kernels are that engine again, one branch per variant code.
+VARIANT_HOMES = ("commerce_env.engine", "commerce_env.rules", "commerce_env.vector.kernels")
+KERNEL_CODES = frozenset({"V_TRADE_BARTER", "V_WIDOW", "V_SHIP", "V_OLD", "V_POOL"})
+
+
+def _names_a_variant(node: ast.AST) -> bool:
+    from commerce_env.rules import VARIANTS
+
+    if isinstance(node, ast.Constant):
+        return node.value in VARIANTS
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return (node.id if isinstance(node, ast.Name) else node.attr) in KERNEL_CODES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_variant(element) for element in node.elts)
+    return False
+
+
+def _variant_switches(tree: ast.AST) -> list[str]:
+    """Comparisons (==, !=, in, not in) of anything with a variant's name or kernel code."""
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                                                     for op in node.ops)
+            and any(_names_a_variant(side) for side in (node.left, *node.comparators))]
+
+
+def test_no_switch_on_a_variant_name_outside_the_engine():  # issue 11, item 6
+    found = {name: switches for name, path in MODULES.items()
+             if not name.startswith(VARIANT_HOMES) and (switches := _variant_switches(ast.parse(path.read_text())))}
+    assert found == {}
+
+
+def test_a_switch_on_a_variant_name_would_be_found():
+    for code in ('if rules.variant == "pool": pass', 'x = variant in ("widow", "old_game")',
+                 'ship = variant == K.V_SHIP', 'y = "my_ship_sails" != game.variant'):
+        assert len(_variant_switches(ast.parse(code))) == 1, code
+    for code in ('x = TITLES["widow"]', 'if variant in VARIANTS_WITH_LIVES: pass', 'z = name == "greedy"'):
+        assert _variant_switches(ast.parse(code)) == [], code

@@ -16,7 +16,7 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 
 from agents.learned import LearnedAgent, load_agent, make_meta, save_model, weights_from_policy  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
-from commerce_env.engine import actions as A  # noqa: E402
+from commerce_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
 from commerce_env.single_agent import CommerceEnv  # noqa: E402
 
@@ -71,7 +71,7 @@ def test_model_json_names_variant_rules_layout_and_shape(model_dir):
     assert meta["variant"] == "trade_barter" and meta["num_players"] == 3
     assert meta["rules"] == make_rules("trade_barter").options()
     assert meta["observation_layout_version"] == obs.LAYOUT_VERSION
-    assert meta["observation_size"] == obs.observation_size(3) and meta["num_actions"] == A.NUM_ACTIONS
+    assert meta["observation_size"] == obs.observation_size(3) and meta["num_actions"] == NUM_ACTIONS
     assert meta["network"] == {"hidden": [16, 8], "activation": "tanh"}
     assert meta["weights_file"] == "weights.pt"
 

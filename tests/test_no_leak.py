@@ -36,7 +36,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 def _play_to_points(game, rng, chance=0.3, limit=4):
     """Random legal play; yields the game at up to ``limit`` random decision points."""
     stops = 0
-    while not game.is_over() and stops < limit:
+    while not game.over and stops < limit:
         if rng.random() < chance:
             stops += 1
             yield game
@@ -98,7 +98,7 @@ def test_a_redeal_replays_to_the_same_observations(setup, play_seed):
     game = new_game(rules, num_players, seed=seed, dealer=dealer)
     rng = random.Random(play_seed)
     observed = [[encode(game, s).tobytes()] for s in range(num_players)]
-    while not game.is_over() and game.deals_dealt == 1:  # the match's first deal: replayable from its pack
+    while not game.over and game.deals_dealt == 1:  # the match's first deal: replayable from its pack
         if rng.random() < 0.3:
             seat = rng.randrange(num_players)
             other = determinize(game, seat, rng)
@@ -125,7 +125,7 @@ def test_long_deals_redeal_consistently(variant, num_players, options):
     for seed in range(3):
         game = new_game(rules, num_players, seed=seed, dealer=0)
         observed = [[encode(game, s).tobytes()] for s in range(num_players)]
-        while not game.is_over() and game.deals_dealt == 1:
+        while not game.over and game.deals_dealt == 1:
             if rng.random() < 0.25:
                 seat = rng.randrange(num_players)
                 other = determinize(game, seat, rng)

@@ -40,7 +40,7 @@ def test_random_play_keeps_every_invariant(setup, play_seed):
     # R6.1, R7.1: three lives each; R9.5: pool rewards are net money, the entry included.
     start = [3 if game.variant in ("widow", "my_ship_sails") else 0] * game.num_players
     decisions, rewards = play_random(game, random.Random(play_seed))
-    assert game.is_over()
+    assert game.over
     returns = game.returns()
     if game.rules.reward == "counters":
         # R4.3: rewards are the net change of counters (money in pool commerce).
@@ -72,11 +72,11 @@ def test_match_length_is_bounded(setup):
 def _decision_points(game, rng, how_many):
     """Play randomly, yielding at up to ``how_many`` random decision points."""
     stops = 0
-    while not game.is_over() and stops < how_many:
+    while not game.over and stops < how_many:
         if rng.random() < 0.3:
             stops += 1
             yield game
-        if not game.is_over():
+        if not game.over:
             game.apply(rng.choice(game.legal_actions()))
 
 
@@ -127,7 +127,7 @@ def _trace(setup, play_seed, decks=None):
     game = new_game(rules, num_players, seed=seed, dealer=dealer, decks=decks)
     rng = random.Random(play_seed)
     trace = []
-    while not game.is_over():
+    while not game.over:
         trace.append([encode(game, s).tobytes() for s in range(num_players)])
         game.apply(rng.choice(game.legal_actions()))
         trace.append(game.take_rewards())

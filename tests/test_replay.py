@@ -17,7 +17,7 @@ from commerce_env.rules import VARIANTS, make_rules
 def _random_match(variant: str, players: int = 4, seed: int = 0, **options):
     game = new_game(make_rules(variant, **options), players, rng=random.Random(seed))
     rng = random.Random(seed + 1)
-    while not game.is_over():
+    while not game.over:
         game.apply(rng.choice(game.legal_actions()))
     return game
 

@@ -37,7 +37,7 @@ def test_aec_env_pays_a_match_settled_during_reset(reward):
     env = commerce_env.env(variant="my_ship_sails", num_players=2, reward=reward)
     env.reset(seed=0, options={"decks": flush_decks(3)})
     game = env.unwrapped.game
-    assert game.is_over() and game.deals_dealt == 3
+    assert game.over and game.deals_dealt == 3
     seen = {}
     for agent in env.agent_iter():
         _, last_reward, termination, truncation, _ = env.last()
@@ -57,7 +57,7 @@ def test_a_deal_settled_at_reset_is_paid_with_the_first_step():
     env = commerce_env.env(variant="my_ship_sails", num_players=2)
     env.reset(seed=3, options={"decks": flush_decks(1)})
     game = env.unwrapped.game
-    assert not game.is_over() and game.deals_dealt == 2  # the second deal waits for a decision
+    assert not game.over and game.deals_dealt == 2  # the second deal waits for a decision
     assert env.last()[1] == 0.0
     legal = np.flatnonzero(env.last()[0]["action_mask"])
     env.step(int(legal[0]))  # decline (R7.2): nothing is settled by this step itself

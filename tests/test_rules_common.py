@@ -11,6 +11,7 @@ from reference import Reference
 import commerce_env
 from commerce_env.cards import format_cards, make_pack
 from commerce_env.rules import ALL_COMBINATIONS, FOSTER_COMBINATIONS, VARIANTS, make_rules
+from commerce_env.view import seat_view
 
 # Four players, seat 1 deals: the order of play is 2, 3, 0, 1.
 # Seats 0, 3 and the dealer (1) hold 21 pips on two cards; seat 2 has no point.
@@ -48,10 +49,10 @@ def test_seats_and_the_deal_passing_left():
     for _ in range(3):
         dealers.append(d.game.dealer)
         assert d.game.order == [(d.game.dealer + k) % 4 for k in (1, 2, 3, 4)]
-        assert d.to_act == (d.game.dealer + 1) % 4
+        assert d.current_player == (d.game.dealer + 1) % 4
         for seat in list(d.game.order):
             d.play(f"{seat}: pass")
-    assert dealers == [2, 3, 0] and d.game.is_over() and d.game.deals_played == 3
+    assert dealers == [2, 3, 0] and d.game.over and d.game.deals_played == 3
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -63,12 +64,31 @@ def test_counters_are_conserved_in_random_play(variant):
         d = Driver(variant, n, seed=rng.randrange(10**6), deals=4)
         start = d.game.total_value()
         lives = 3 if variant in ("widow", "my_ship_sails") else 0  # before the first ante (R6.1, R7.1)
-        while not d.game.is_over():
-            d.play(f"{d.to_act}: {rng.choice(d.legal())}")
+        while not d.game.over:
+            d.play(f"{d.current_player}: {rng.choice(d.legal())}")
             assert d.game.total_value() == start
             assert all(isinstance(c, int) for c in d.game.counters + d.game.money + [d.game.pool])
         # Rewards are the net change from the match's start (R9.5: the pool entry included).
         assert d.totals == [float(d.game.balance(s) - lives) for s in range(n)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lives_are_named_where_the_variant_keeps_them(variant):
+    # R6.1, R7.1, R9.2: three lives each where the variant keeps lives; none in R5 or R8.
+    rng = random.Random(variant)
+    d = Driver(variant, 3, seed=5, deals=3)
+    keeps = variant in ("widow", "my_ship_sails", "pool")
+    assert d.game.rules.has_lives == keeps
+    while not d.game.over:
+        if keeps:
+            assert d.game.lives is d.game.counters and seat_view(d.game, 0).lives == tuple(d.game.counters)
+            assert all(d.game.lives[s] <= 0 for s in range(3) if d.game.out[s])  # R4.6
+        else:
+            with pytest.raises(AttributeError, match="keeps no lives"):
+                d.game.lives  # noqa: B018
+            with pytest.raises(AttributeError, match="keeps no lives"):
+                seat_view(d.game, 0).lives  # noqa: B018
+        d.play(f"{d.current_player}: {rng.choice(d.legal())}")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -78,8 +98,8 @@ def test_deals_option(variant):
     d = Driver(variant, 3, seed=11, deals=2)
     rng = random.Random(3)
     dealers = {d.game.deals_dealt: d.game.dealer}
-    while not d.game.is_over():
-        d.play(f"{d.to_act}: {rng.choice(d.legal())}")
+    while not d.game.over:
+        d.play(f"{d.current_player}: {rng.choice(d.legal())}")
         dealers.setdefault(d.game.deals_dealt, d.game.dealer)
     assert d.game.deals_played == 2 and d.game.deals_dealt >= 2
     # Deal k is dealt by seat k - 1 (dealer 0 first); nobody can be out before three deals are
@@ -93,7 +113,7 @@ def test_match_ends_by_deals_before_anyone_is_out():
     decks = [make_deck(["AC AD AH", "2C 7D 9S", "3C 8D 10S"], dealer, table="2S 3S 5S") for dealer in (0, 1)]
     d = Driver("widow", 3, decks=decks, dealer=0, deals=2, reward="outcome")
     d.play("0: keep_hand", "1: knock", "1: keep_hand", "2: knock")
-    assert d.game.is_over() and d.game.counters == [7, 1, 1] and not any(d.game.out)
+    assert d.game.over and d.game.counters == [7, 1, 1] and not any(d.game.out)
     # DESIGN.md `outcome`: the losers are those with the fewest counters; they share -1.
     assert d.game.match_losers == [1, 2] and d.totals == [1.0, -0.5, -0.5]
 
@@ -104,7 +124,7 @@ def test_outcome_when_everyone_is_equal():
              make_deck(["2C 7D 9S", "AC AD AH"], 1, table="2S 3S 5S")]
     d = Driver("widow", 2, decks=decks, dealer=0, deals=2, reward="outcome")
     d.play("0: keep_hand", "1: knock", "1: keep_hand", "0: knock")
-    assert d.game.is_over() and d.game.counters == [3, 3]
+    assert d.game.over and d.game.counters == [3, 3]
     assert d.game.match_losers == [] and d.totals == [0.0, 0.0]
 
 
@@ -135,11 +155,11 @@ LIMITED = [
 
 def finish_by_the_first_decision(d):
     """End the deal as soon as possible: knock, or everybody passes."""
-    while not d.game.is_over() and d.game.deals_played == 0:
+    while not d.game.over and d.game.deals_played == 0:
         legal = d.legal()
         for move in ("keep_hand", "knock", "pass"):
             if move in legal:
-                d.play(f"{d.to_act}: {move}")
+                d.play(f"{d.current_player}: {move}")
                 break
 
 
@@ -287,5 +307,5 @@ def test_random_matches_agree_with_the_reference(variant, seed):
         assert [env.rewards[a] for a in env.possible_agents] == pytest.approx(reference.take_rewards())
         assert [game.balance(s) for s in range(n)] == [reference.balance(s) for s in range(n)]
         assert game.pool == reference.pool
-    assert raw.game.is_over() == reference.over
+    assert raw.game.over == reference.over
     assert raw.history == [(f"player_{seat}", text) for seat, text in reference.history]

@@ -16,7 +16,7 @@ def test_lives_ante_and_first_choices():
     # R7.1: three counters each, one anted; three cards each, no widow. R7.2: offer or decline.
     d = three(["2H 5H KC", "3D 4S 9H", "7C 8D JS"])
     assert d.game.counters == [2, 2, 2] and d.game.pool == 3 and d.game.table == []
-    assert d.to_act == 0
+    assert d.current_player == 0
     assert d.legal() == ["decline", "offer 2H", "offer 5H", "offer KC"]
 
 
@@ -25,9 +25,9 @@ def test_exchange_that_makes_a_flush_sails_at_once():
     # R7.3: the trader's new flush is declared at once and the hands are shown.
     d = three(["2H 5H KC", "3D 4S 9H", "7C 8D JS"], deals=1)
     d.play("0: offer KC")
-    assert d.to_act == 1 and d.legal() == ["give 3D", "give 4S", "give 9H"]
+    assert d.current_player == 1 and d.legal() == ["give 3D", "give 4S", "give 9H"]
     d.play("1: give 9H")
-    assert d.game.is_over() and d.hand(0) == "2H 5H 9H"
+    assert d.game.over and d.hand(0) == "2H 5H 9H"
     assert d.game.counters == [5, 2, 2] and d.totals == [2.0, -1.0, -1.0]
     assert d.history() == ["0: offer KC", "1: give 9H"]
 
@@ -36,7 +36,7 @@ def test_the_neighbours_flush_sails_too():
     # R7.3: a flush made by the neighbour receiving the offered card is declared as well.
     d = three(["2H 5D KC", "3D 9C QC", "7C 8D JS"], deals=1)
     d.play("0: offer KC", "1: give 3D")
-    assert d.game.is_over() and d.hand(1) == "9C QC KC"
+    assert d.game.over and d.hand(1) == "9C QC KC"
     assert d.game.counters == [2, 5, 2]
 
 
@@ -60,9 +60,9 @@ def test_two_rounds_then_two_card_groups_by_pips():
     # group wins (three suits count zero); ties go to the eldest (R3.3).
     d = three(["10C 2C 3D", "AH KH 3C", "AD KD 4S"], deals=1)
     d.play("0: decline", "1: decline", "2: decline", "0: decline", "1: decline")
-    assert not d.game.is_over() and d.game.rounds_done == 1
+    assert not d.game.over and d.game.rounds_done == 1
     d.play("2: decline")
-    assert d.game.is_over() and d.game.rounds_done == 2
+    assert d.game.over and d.game.rounds_done == 2
     assert d.game.counters == [2, 5, 2]  # 21 and 21: seat 1 is nearer the dealer's left
 
 
@@ -77,7 +77,7 @@ def test_max_rounds_option():
     # R4.4: `max_rounds` is the cap of My Ship Sails' rounds too.
     d = three(["10C 2C 3D", "AH KH 3C", "AD KD 4S"], deals=1, max_rounds=1)
     d.play("0: offer 10C", "1: give 3C", "1: decline", "2: decline")
-    assert d.game.is_over()
+    assert d.game.over
     assert d.history() == ["0: offer 10C", "1: give 3C", "1: decline", "2: decline"]
 
 
@@ -98,7 +98,7 @@ def test_dealt_flush_settles_at_reset():
     next_deal = make_deck(["10C 2C 3D", "AH KH 3C", "AD KD 4S"], dealer=1)
     d = Driver("my_ship_sails", 3, decks=[flush_deal, next_deal], dealer=0, deals=1)
     assert d.history() == [] and d.game.deals_played == 0 and d.game.deals_dealt == 2
-    assert d.game.dealer == 1 and d.to_act == 2  # the second deal, dealt by seat 1
+    assert d.game.dealer == 1 and d.current_player == 2  # the second deal, dealt by seat 1
     assert d.game.counters == [2 - 1, 2 + 3 - 1, 2 - 1] and d.game.pool == 3
     assert all(r == 0 for r in d.env.rewards.values())
     d.play("2: decline")
@@ -106,7 +106,7 @@ def test_dealt_flush_settles_at_reset():
     d.play("0: decline", "1: decline", "2: decline", "0: decline", "1: decline")
     # Second deal: 10C 2C (12), AH KH (21), AD KD (21): of the tied seats 1 and 2, seat 2 is the
     # eldest of this deal (R3.3 `eldest`).
-    assert d.game.is_over() and d.game.deals_played == 1
+    assert d.game.over and d.game.deals_played == 1
     assert d.game.counters == [1, 4, 1 + 3]
     assert d.totals == [-2.0, 1.0, 1.0]
 
@@ -122,5 +122,5 @@ def test_match_until_one_holds_every_counter(match_end):
         assert d.game.dealer == dealer
         eldest = 1 - dealer
         d.play(f"{eldest}: decline", f"{dealer}: decline", f"{eldest}: decline", f"{dealer}: decline")
-    assert d.game.is_over() and d.game.counters == [6, 0] and d.game.out == [False, True]
+    assert d.game.over and d.game.counters == [6, 0] and d.game.out == [False, True]
     assert d.game.match_losers == [1] and d.totals == [1.0, -1.0]

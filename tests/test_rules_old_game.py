@@ -37,10 +37,10 @@ def test_second_stand_opens_the_last_exchanges():
     d.play("0: exchange 2C AS")
     assert d.hand(0) == "5D 9H AS" and table_text(d) == "2C KS QS"  # in the taken card's place
     d.play("1: stand", "2: pass", "3: exchange 4C KS", "0: stand")
-    assert d.to_act == 3  # seats 1 (stood) and 2 (passed) get no last turn
+    assert d.current_player == 3  # seats 1 (stood) and 2 (passed) get no last turn
     assert d.legal() == ["pass", *exchanges("9D 10H KS", "2C 4C QS")]
     d.play("3: exchange 9D QS")
-    assert d.game.is_over()
+    assert d.game.over
     assert d.history() == ["0: exchange 2C AS", "1: stand", "2: pass", "3: exchange 4C KS", "0: stand",
                            "3: exchange 9D QS"]
     # R8.4: 10H QS KS (20 in spades) wins one stake from each other player.
@@ -51,9 +51,9 @@ def test_last_turns_run_from_the_second_standers_left():
     # R8.3: seat 1 stands second; seats 2, 3 and 0 (in that order) get their last turn.
     d = four()
     d.play("0: stand", "1: stand")
-    assert d.to_act == 2 and "stand" not in d.legal()
+    assert d.current_player == 2 and "stand" not in d.legal()
     d.play("2: pass", "3: pass")
-    assert d.game.is_over()  # seat 0 has stood: no last turn for him
+    assert d.game.over  # seat 0 has stood: no last turn for him
 
 
 def test_pass_ends_a_players_turns():
@@ -61,18 +61,18 @@ def test_pass_ends_a_players_turns():
     # no further turns.
     d = four()
     d.play("0: pass", "1: exchange 3C AS", "2: exchange 7C KS", "3: stand")
-    assert d.to_act == 1
+    assert d.current_player == 1
     d.play("1: exchange 6D 7C", "2: pass")
-    assert d.to_act == 1  # seats 0 and 2 passed, seat 3 stood
+    assert d.current_player == 1  # seats 0 and 2 passed, seat 3 stood
     d.play("1: exchange JS 3C")
-    assert d.to_act == 1 and not d.game.is_over()
+    assert d.current_player == 1 and not d.game.over
 
 
 def test_nobody_left_to_act():
     # R8.3: when nobody is left who may act, the hands are shown.
     d = four()
     d.play("0: pass", "1: pass", "2: pass", "3: pass")
-    assert d.game.is_over()
+    assert d.game.over
     # 4C 9D 10H, 3C 6D JS, 7C 8D KH, 2C 5D 9H: all of three suits, a four-way tie: `split`.
     assert d.game.counters == [0, 0, 0, 0]
 
@@ -95,9 +95,9 @@ def test_round_cap_never_cuts_the_last_exchanges():
     # the dealer's stand ends round 1 and is the second stand, so seats 0 and 2 still exchange.
     d = four(max_rounds=1)
     d.play("0: exchange 2C AS", "1: stand", "2: exchange 7C KS", "3: stand")
-    assert d.to_act == 0 and not d.game.is_over()
+    assert d.current_player == 0 and not d.game.over
     d.play("0: exchange 5D 7C", "2: pass")
-    assert d.game.is_over()
+    assert d.game.over
 
 
 @pytest.mark.parametrize("max_rounds", [1, 2])
@@ -105,7 +105,7 @@ def test_round_cap(max_rounds):
     # R4.4: a round is one turn for each player still able to act, from the eldest to the dealer.
     d = four(max_rounds=max_rounds)
     d.play("0: pass", "1: exchange 3C AS", "2: exchange 7C KS", "3: exchange 4C QS")
-    assert d.game.is_over() == (max_rounds == 1)
+    assert d.game.over == (max_rounds == 1)
     if max_rounds == 2:
         d.play("1: exchange 6D 3C", "2: exchange 8D 7C", "3: exchange 9D 4C")
-        assert d.game.is_over() and d.game.rounds_done == 2
+        assert d.game.over and d.game.rounds_done == 2

@@ -38,7 +38,7 @@ def test_split_winners_take_the_payout_in_turn_while_the_pool_lasts():
     deck = make_deck(["5C 5D 9H", "5H 5S 9C", WORST], 2, table=TABLE)
     d = Driver("pool", 3, deck=deck, dealer=2, entry=1, payout=2, deals=1)
     passes(d)
-    assert d.game.is_over()
+    assert d.game.over
     assert d.game.money == [1, 0, -1] and d.game.pool == 0
     assert d.totals == [1.0, 0.0, -1.0]  # R9.5: net money, the entry included
 
@@ -63,13 +63,13 @@ def test_horse_bought():
     d = Driver("pool", 3, decks=decks, dealer=0, deals=4)
     for _ in range(3):
         passes(d)
-    assert d.game.counters == [3, 3, 0] and d.to_act == 2
+    assert d.game.counters == [3, 3, 0] and d.current_player == 2
     assert d.legal() == ["buy_horse", "no_horse"]
     d.play("2: buy_horse")
     assert d.game.counters == [3, 3, 1] and d.game.money[2] == -16 and d.game.pool == 33 + 4
     assert d.game.dealer == 0 and d.game.order == [1, 2, 0]  # back in the game
     passes(d)  # seat 2 is out again: no second offer; `deals` = 4 ends the match
-    assert d.game.is_over() and d.game.out == [False, False, True]
+    assert d.game.over and d.game.out == [False, False, True]
     assert d.game.money == [-12 + 4 + 18, -12 + 18, -16] and d.game.pool == 0
     assert d.totals == [10.0, 6.0, -16.0]
     assert d.history().count("2: buy_horse") == 1 and "2: no_horse" not in d.history()
@@ -86,7 +86,7 @@ def test_horse_declined_and_standing_out():
     d.play("2: no_horse")
     assert d.game.hands[2] == [] and d.game.order == deal_order(3, 0, out=(2,)) == [1, 0]
     passes(d)
-    assert d.game.is_over() and d.game.counters == [3, 2, 0]
+    assert d.game.over and d.game.counters == [3, 2, 0]
     assert d.game.money == [-12 + 4 + 16, -12 + 16, -12]
 
 
@@ -98,9 +98,9 @@ def test_last_survivor_takes_the_pool():
         d = Driver("pool", 2, decks=decks, dealer=0, reward=reward)
         for _ in range(3):
             passes(d)
-        assert not d.game.is_over() and d.legal() == ["buy_horse", "no_horse"]
+        assert not d.game.over and d.legal() == ["buy_horse", "no_horse"]
         d.play("1: no_horse")
-        assert d.game.is_over() and d.game.money == [12, -12] and d.game.pool == 0
+        assert d.game.over and d.game.money == [12, -12] and d.game.pool == 0
         assert d.game.match_losers == [1]
         assert d.totals == expected
 
@@ -128,8 +128,8 @@ def test_round_cap(max_rounds):
     d = Driver("pool", 3, deck=make_deck([BEST, MIDDLE, WORST], 2, table=TABLE), dealer=2,
                max_rounds=max_rounds, deals=1)
     for _ in range(max_rounds):
-        assert not d.game.is_over()
+        assert not d.game.over
         for seat in (0, 1, 2):
             first_exchange = d.legal()[2]  # after stand and pass: hand card 0 for table card 0
             d.play(f"{seat}: {first_exchange}")
-    assert d.game.is_over() and d.game.rounds_done == max_rounds
+    assert d.game.over and d.game.rounds_done == max_rounds

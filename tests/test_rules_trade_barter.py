@@ -26,7 +26,7 @@ def test_ante_and_first_choices():
     d = four(FOSTER_EXAMPLE)
     assert d.game.counters == [-1, -1, -1, -1] and d.game.pool == 4
     assert [d.hand(s) for s in range(4)] == ["9H 10H JH", "4D KS AS", "5C 5D 9S", "7C 8C 9C"]
-    assert d.to_act == 0
+    assert d.current_player == 0
     assert d.legal() == ["knock", "ready_money 9H", "ready_money 10H", "ready_money JH",
                          "offer 9H", "offer 10H", "offer JH"]
 
@@ -36,7 +36,7 @@ def test_foster_worked_example_dealer_pays_every_other_player():
     # combination, so he pays one counter to every other player.
     d = four(FOSTER_EXAMPLE)
     d.play("0: knock")  # R5.5: all trading stops, the hands are shown
-    assert d.game.is_over()
+    assert d.game.over
     assert d.game.counters == [-1 + 4 + 1, -1 + 1, -1 + 1, -1 - 3]
     assert d.totals == [4.0, 0.0, 0.0, -4.0]
     assert d.history() == ["0: knock"]
@@ -121,7 +121,7 @@ def test_ready_money_pays_the_dealer_and_takes_the_top_card():
     assert [d.hand(s) for s in range(4)] == ["4C 10H JH", "6C KS AS", "2H 5C 5D", "8C 9C KH"]
     assert d.game.counters == [-2, -2, -2, 2]  # the dealer's own trade pays nobody
     assert format_cards(d.game.discards) == "9H 4D 9S 7C"
-    assert d.to_act == 0  # R5.2: round and round
+    assert d.current_player == 0  # R5.2: round and round
     d.play("0: knock")
     # AS KS (21) is seat 1's best point; the dealer 8C 9C (17) is a point too: he pays all.
     assert d.game.counters == [-2 + 1, -2 + 4 + 1, -2 + 1, 2 - 3]
@@ -144,12 +144,12 @@ def test_empty_stock_and_bottom_discards(discard):
     d = Driver("trade_barter", 12, deck=shuffled_deck(7), dealer=11, discard=discard)
     bought = []
     for _ in range(16):
-        seat = d.to_act
+        seat = d.current_player
         text = next(t for t in d.legal() if t.startswith("ready_money"))
         bought.append(text.split()[1])
         d.play(f"{seat}: {text}")
     assert len(d.game.stock) == (0 if discard == "table" else 16)
-    seat = d.to_act
+    seat = d.current_player
     if discard == "table":
         assert not any(t.startswith("ready_money") for t in d.legal())
         assert "knock" in d.legal() and sum(t.startswith("offer") for t in d.legal()) == 3
@@ -174,12 +174,12 @@ def test_barter_offer_and_blind_give():
     # after the exchange the turn is the neighbour's (he now trades or knocks).
     d = four(FOSTER_EXAMPLE)
     d.play("0: offer JH")
-    assert d.to_act == 1
+    assert d.current_player == 1
     assert d.legal() == ["knock", "give 4D", "give KS", "give AS"]
     d.play("1: give AS")
     assert d.hand(0) == "9H 10H AS" and d.hand(1) == "4D JH KS"
     assert d.game.counters == [-1, -1, -1, -1]  # a barter pays nobody
-    assert d.to_act == 1
+    assert d.current_player == 1
     assert d.legal() == ["knock", "ready_money 4D", "ready_money JH", "ready_money KS",
                          "offer 4D", "offer JH", "offer KS"]
     d.play("1: offer 4D", "2: give 9S", "2: knock")
@@ -193,7 +193,7 @@ def test_barter_answered_by_a_knock():
     d = four(FOSTER_EXAMPLE)
     d.play("0: offer 9H", "1: knock")
     assert d.hand(0) == "9H 10H JH" and d.hand(1) == "4D KS AS"
-    assert d.game.is_over() and d.game.counters == [4, 0, 0, -4]
+    assert d.game.over and d.game.counters == [4, 0, 0, -4]
 
 
 def test_offered_card_is_hidden_from_the_neighbour():
@@ -211,11 +211,11 @@ def test_stand_after_trade_on():
     # trader (not the neighbour) chooses once the neighbour has given his card.
     d = four(FOSTER_EXAMPLE, stock="4C 6C", stand_after_trade=True)
     d.play("0: ready_money 9H")
-    assert d.to_act == 0 and d.legal() == ["stand", "continue"]
+    assert d.current_player == 0 and d.legal() == ["stand", "continue"]
     d.play("0: continue", "1: offer 4D", "2: give 9S")
-    assert d.to_act == 1 and d.legal() == ["stand", "continue"]
+    assert d.current_player == 1 and d.legal() == ["stand", "continue"]
     d.play("1: stand")
-    assert d.game.is_over()
+    assert d.game.over
     assert d.history() == ["0: ready_money 9H", "0: continue", "1: offer 4D", "2: give 9S", "1: stand"]
     # Hands: 4C 10H JH (20), 9S KS AS (a three-card point), 4D 5C 5D, 7C 8C 9C (the dealer's sequence).
     assert d.game.counters == [-2, -1, -1, 4]
@@ -225,7 +225,7 @@ def test_stand_after_trade_off_passes_play_on():
     # R5.6 off (Foster): no stand-or-continue choice; play passes left at once.
     d = four(FOSTER_EXAMPLE, stock="4C")
     d.play("0: ready_money 9H")
-    assert d.to_act == 1 and "stand" not in d.legal() and "continue" not in d.legal()
+    assert d.current_player == 1 and "stand" not in d.legal() and "continue" not in d.legal()
 
 
 def test_peel_preset_plays_peel_rules():
@@ -260,11 +260,11 @@ def test_round_cap(stand_after_trade):
     turn("0: ready_money 9H")
     turn("1: offer 4D", "2: give 7C")
     turn("2: ready_money 4D")  # the dealer's turn ends round 1; he pays nobody
-    assert d.game.rounds_done == 1 and not d.game.is_over()
+    assert d.game.rounds_done == 1 and not d.game.over
     turn("0: offer 2D", "1: give 7C")
     turn("1: ready_money 2D")
     turn("2: offer 8C", "0: give 7C")
-    assert d.game.is_over() and d.game.rounds_done == 2
+    assert d.game.over and d.game.rounds_done == 2
     # 4S KS AS (a three-card point) wins; the dealer's 7C 9C is a point too: he pays all (R5.8).
     assert [d.hand(s) for s in range(3)] == ["8C 10H JH", "4S KS AS", "3D 7C 9C"]
     assert d.game.counters == [-1 - 1 + 1, -1 - 1 + 3 + 1, -1 + 2 - 2]
@@ -276,5 +276,5 @@ def test_dealer_barter_with_the_eldest_ends_the_round():
     d = Driver("trade_barter", 3, deck=make_deck(["9H 10H JH", "AS KS 4D", "7C 8C 9C"], 2), dealer=2,
                max_rounds=1)
     d.play("0: offer 9H", "1: give 4D", "1: offer 9H", "2: give 7C", "2: offer 9H", "0: give 10H")
-    assert d.game.is_over()
+    assert d.game.over
     assert d.history()[-1] == "0: give 10H"

@@ -34,7 +34,7 @@ def test_lives_ante_and_face_up_widow():
 def test_dealer_decides_first_without_seeing_his_hand():
     # R6.2: the dealer's blind choice comes first; his observation hides his hand (R11).
     d = three()
-    assert d.to_act == 2 and d.legal() == ["take_widow", "keep_hand"]
+    assert d.current_player == 2 and d.legal() == ["take_widow", "keep_hand"]
     other = three(hands=["2C 5D 9H", "3C 6D JS", "QC QD 2S"])
     before = [x.env.observe("player_2")["observation"] for x in (d, other)]
     assert np.array_equal(before[0], before[1])
@@ -42,7 +42,7 @@ def test_dealer_decides_first_without_seeing_his_hand():
         x.play("2: keep_hand")
     after = [x.env.observe("player_2")["observation"] for x in (d, other)]
     assert not np.array_equal(after[0], after[1])
-    assert d.to_act == 0  # R6.2: whether he takes the widow or not, the eldest acts first
+    assert d.current_player == 0  # R6.2: whether he takes the widow or not, the eldest acts first
 
 
 def test_take_widow():
@@ -51,7 +51,7 @@ def test_take_widow():
     d.play("2: take_widow")
     assert d.hand(2) == "4S KS AS"
     assert sorted(map(str, d.game.table)) == sorted("7C 8D KH".split())
-    assert d.to_act == 0
+    assert d.current_player == 0
     table = " ".join(map(str, d.game.table))
     assert d.legal() == ["knock", "pass", *exchanges("2C 5D 9H", table)]
     assert d.history() == ["2: take_widow"]
@@ -62,7 +62,7 @@ def test_exchange_puts_the_card_in_the_taken_cards_place():
     d = three(deals=1)
     d.play("2: keep_hand", "0: exchange 2C KS")
     assert d.hand(0) == "5D 9H KS" and " ".join(map(str, d.game.table)) == "AS 2C 4S"
-    assert d.to_act == 1
+    assert d.current_player == 1
     assert d.legal() == ["knock", "pass", *exchanges("3C 6D JS", "AS 2C 4S")]
     d.play("1: exchange 3C AS", "2: pass", "0: exchange 5D 4S")
     # R6.4: a knock stops all drawing; the best hand takes the pool, no dealer payments.
@@ -95,10 +95,10 @@ def test_round_cap(max_rounds):
     # R4.4: the dealer's first decision is no turn; after `max_rounds` rounds the hands are shown.
     d = three(max_rounds=max_rounds, deals=1)
     d.play("2: take_widow", "0: pass", "1: pass", "2: pass")
-    assert d.game.is_over() == (max_rounds == 1)
+    assert d.game.over == (max_rounds == 1)
     if max_rounds == 2:
         d.play("0: pass", "1: pass", "2: exchange 4S 7C")
-        assert d.game.is_over()
+        assert d.game.over
     assert d.game.rounds_done == max_rounds
 
 
@@ -110,7 +110,7 @@ def whiskey_match(last_hands, tie_break="dealer", **options):
     d = Driver("widow", 3, decks=decks, dealer=0, tie_break=tie_break, **options)
     d.play("0: keep_hand", "1: knock", "1: keep_hand", "2: knock", "2: keep_hand")
     assert d.game.counters == [6, 0, 0]  # R4.6: anted their last counters, still in the deal
-    assert d.to_act == 0 and d.hand(1) and d.hand(2)
+    assert d.current_player == 0 and d.hand(1) and d.hand(2)
     d.play("0: pass", "1: pass", "2: pass", "0: knock")
     return d
 
@@ -124,7 +124,7 @@ def test_whiskey_several_out_at_once(last_hands, tie_break, payer):
     # R6.5 `whiskey`: the match ends when the first player is out; of several out in the same
     # deal, the worst hand (R3.4) pays for the whiskey; he alone loses the outcome (DESIGN.md).
     d = whiskey_match(last_hands, tie_break=tie_break, reward="outcome")
-    assert d.game.is_over() and d.game.out == [False, True, True]
+    assert d.game.over and d.game.out == [False, True, True]
     assert d.game.match_losers == [payer]
     expected = [0.5, 0.5, 0.5]
     expected[payer] = -1.0
@@ -168,14 +168,14 @@ def test_freeze_out():
         if deal == 2:  # R4.6: seat 2 antes his last counter and still plays
             assert d.game.counters[2] == 0 and d.hand(2)
             d.play("0: pass", "1: pass", "2: pass")
-        d.play(f"{d.to_act}: knock")
+        d.play(f"{d.current_player}: knock")
         if deal == 2:
-            assert d.game.out == [False, False, True] and not d.game.is_over()
+            assert d.game.out == [False, False, True] and not d.game.over
         if deal >= 3:
             assert d.game.hands[2] == [] and 2 not in d.game.order
     assert seen_dealers == dealers
     assert eldest == [1, 2, 0, 1, 0, 1]
-    assert d.game.is_over() and d.game.counters == [9, 0, 0]
+    assert d.game.over and d.game.counters == [9, 0, 0]
     assert d.game.match_losers == [1, 2]
     assert d.totals == [1.0, -0.5, -0.5]  # R6.5 freeze-out: everyone but the last holder loses
     assert d.game.deals_played == 6

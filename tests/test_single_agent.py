@@ -14,7 +14,7 @@ import pytest
 from agents.base import Agent, RandomAgent
 from commerce_env import observation as obs
 from commerce_env.cards import format_cards, make_pack, parse_cards
-from commerce_env.engine import actions as A
+from commerce_env.engine.actions import KNOCK, NUM_ACTIONS, OFFER, READY_MONEY
 from commerce_env.single_agent import ENV_ID, CommerceEnv
 
 VARIANTS = ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"]
@@ -32,7 +32,7 @@ class Scripted(Agent):
             action = self.script.pop(0)
             if action in legal:
                 return int(action)
-        return A.KNOCK if A.KNOCK in legal else int(legal[0])
+        return KNOCK if KNOCK in legal else int(legal[0])
 
 
 def pack(first: str) -> str:
@@ -93,11 +93,11 @@ def test_learner_reward_is_its_own_in_a_scripted_deal():
     # R5.3, R5.5, R5.7, R5.8 (foster): dealer seat 0, eldest seat 1 trades for ready money, the
     # learner (seat 2) holds three aces and knocks.
     deck = pack("2C AS 3C 4C 5D AH 7D 8D 9H AD JH QS KC")
-    env = CommerceEnv(num_players=4, opponents=[Scripted([A.READY_MONEY])], seat=2)
+    env = CommerceEnv(num_players=4, opponents=[Scripted([READY_MONEY])], seat=2)
     observation, info = env.reset(seed=0, options={"deck": deck, "dealer": 0})
     assert info["seat"] == 2 and env.game.hands[2] == sorted(parse_cards("AS AH AD"))
     assert env.game.history_texts() == [(1, "ready_money 2C")]
-    _, reward, terminated, _, info = env.step(A.KNOCK)
+    _, reward, terminated, _, info = env.step(KNOCK)
     assert terminated
     # ante -1, the pool of 4, and the dealer (a point, not a tricon) pays the winner one: +4.
     # Seat 1 has -2, the dealer -1, seat 3 -1: a neighbour's reward would differ.
@@ -111,7 +111,7 @@ def test_learner_reward_includes_what_opponents_moves_pay_after_its_decision():
     deck = pack("2C AS 3C 4C 5D AH 7D 8D 9H AD JH QS KC")
     env = CommerceEnv(num_players=4, opponents=[Scripted()], seat=1)
     env.reset(seed=0, options={"deck": deck, "dealer": 0})
-    _, reward, terminated, _, _ = env.step(A.READY_MONEY)  # discards 2C, takes KC
+    _, reward, terminated, _, _ = env.step(READY_MONEY)  # discards 2C, takes KC
     assert terminated
     returns = env.game.returns()
     assert reward == returns[1] == -2.0  # ante, one counter to the dealer; seat 2's aces win
@@ -164,7 +164,7 @@ def test_bad_reset_options_change_nothing():
 def test_illegal_action_ends_the_episode_with_a_penalty_or_raises():
     env = CommerceEnv(num_players=4)
     env.reset(seed=0)
-    illegal = next(a for a in range(A.NUM_ACTIONS) if not env.action_masks()[a])
+    illegal = next(a for a in range(NUM_ACTIONS) if not env.action_masks()[a])
     _, reward, terminated, _, info = env.step(illegal)
     assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
     strict = CommerceEnv(num_players=4, illegal_action="raise")
@@ -218,7 +218,7 @@ def test_each_seat_has_its_own_opponent_instance_and_listeners_hear_every_action
 
     class Listener(Scripted):
         def __init__(self):
-            super().__init__([A.OFFER])
+            super().__init__([OFFER])
             self.heard = []
 
         def observe(self, seat, text):
@@ -229,7 +229,7 @@ def test_each_seat_has_its_own_opponent_instance_and_listeners_hear_every_action
     env.reset(seed=0, options={"dealer": 2})  # R3.1: seat 0 is eldest and offers to seat 1 (R5.4)
     assert env.game.phase == "reply" and listener.heard[0][0] == 0
     assert listener.heard[0][1].startswith("offer ")
-    env.step(A.KNOCK)
+    env.step(KNOCK)
     assert listener.heard[-1] == (1, "knock")
 
 

@@ -149,6 +149,22 @@ def test_zero_budgets_on_the_command_line_are_refused_not_ignored(tmp_path, caps
     assert not (tmp_path / "run").exists()
 
 
+
+def test_seed_on_the_command_line_overrides_the_configs_and_a_bad_one_is_refused_naming_it(tmp_path, capsys,
+                                                                                         monkeypatch):
+    import training.train
+    from training.cli import main
+
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config_with("output", str(tmp_path / "run"))))
+    seen = []
+    monkeypatch.setattr(training.train, "train", lambda config, **_: seen.append(config["seed"]))
+    assert main(["train", "--config", str(path), "--seed", "17"]) == 0
+    assert seen == [17]
+    assert main(["train", "--config", str(path), "--seed", str(2**40)]) == 2
+    assert "seed" in capsys.readouterr().err and seen == [17]
+    assert not (tmp_path / "run").exists()
+
 KEYS = ["seed", "name", "output", "env.num_players", "env.seat", "env.features", "env.variant",
         "opponents.pool", "opponents.weights", "selfplay.enabled", "selfplay.every_steps", "selfplay.snapshot_share",
         "training.total_timesteps", "training.time_limit_minutes", "training.n_envs", "training.vec_env",

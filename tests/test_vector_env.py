@@ -124,7 +124,7 @@ def test_resolver_knows_batchable_agents_and_names_the_others():
     with pytest.raises(ValueError, match="resolver"):  # the class itself knows no agent names
         BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
     env = make_vec_env("trade_barter", 4, 2, opponents=["greedy", {"agent": "greedy", "quantile": 0.8}])
-    assert [type(o).__name__ for o in env.pool] == ["BatchedGreedy", "BatchedGreedy"]
+    assert [type(o).__name__ for o in env.opponent_pool.entries] == ["BatchedGreedy", "BatchedGreedy"]
     with pytest.raises(ValueError, match="expected_value.*vec_env: dummy"):
         make_vec_env("trade_barter", 4, 2, opponents=["expected_value"])
 

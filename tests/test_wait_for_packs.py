@@ -34,11 +34,42 @@ def test_waits_after_the_given_packs_and_deals_the_supplied_one():
         action = rng.choice(waiting.legal_actions())
         waiting.apply(action)
         given_all.apply(action)
-    assert waiting.current_player is None and waiting.legal_actions() == [] and not waiting.is_over()
+    assert waiting.current_player is None and waiting.legal_actions() == [] and not waiting.over
     waiting.supply_pack(format_cards(packs[1]))
     assert not waiting.awaiting_pack
     assert waiting.hands == given_all.hands and waiting.table == given_all.table
     assert waiting.stock == given_all.stock and waiting.current_player == given_all.current_player
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_game_in_play_can_hand_its_later_packs_to_the_caller(variant):
+    # await_later_packs: the current deal goes on as dealt (R1.5); the next one waits for its pack,
+    # even though decks holds one, and is dealt as a game made with wait_for_packs deals it.
+    rules = make_rules(variant, deals=3)
+    rng = random.Random(variant)
+    packs = _packs(rng, 3, rules.deck_size)
+    while new_game(rules, 3, decks=packs[:1], dealer=1, wait_for_packs=True).awaiting_pack:  # R7.3: dealt ship
+        packs = _packs(rng, 3, rules.deck_size)
+    taken_over = new_game(rules, 3, decks=packs, dealer=1)
+    waiting = new_game(rules, 3, decks=packs[:1], dealer=1, wait_for_packs=True)
+    first = rng.choice(waiting.legal_actions())
+    for game in (taken_over, waiting):
+        game.apply(first)
+    hands, record = [list(h) for h in taken_over.hands], list(taken_over.record)
+    taken_over.await_later_packs()
+    assert taken_over.hands == hands and taken_over.record == record and not taken_over.awaiting_pack
+    while not waiting.awaiting_pack and not waiting.over:
+        action = rng.choice(waiting.legal_actions())
+        waiting.apply(action)
+        taken_over.apply(action)
+    assert (taken_over.awaiting_pack, taken_over.over) == (waiting.awaiting_pack, waiting.over)
+    assert taken_over.awaiting_pack or taken_over.over
+    if waiting.awaiting_pack:
+        assert taken_over.current_player is None and taken_over.legal_actions() == []
+        for game in (taken_over, waiting):
+            game.supply_pack(format_cards(packs[2]))  # not decks' second pack: the one supplied
+        assert taken_over.hands == waiting.hands and taken_over.table == waiting.table
+        assert taken_over.current_player == waiting.current_player
 
 
 def test_an_action_while_waiting_is_refused_and_changes_nothing():
@@ -114,12 +145,12 @@ def test_supplying_packs_one_by_one_plays_as_giving_them_all(variant, players, s
             waiting.supply_pack(packs[supplied])
             supplied += 1
             continue
-        if given_all.is_over():
+        if given_all.over:
             break
         assert waiting.legal_actions() == given_all.legal_actions()
         action = rng.choice(given_all.legal_actions())
         waiting.apply(action)
         given_all.apply(action)
-    assert waiting.is_over() and not waiting.awaiting_pack
+    assert waiting.over and not waiting.awaiting_pack
     assert waiting.history == given_all.history and waiting.returns() == given_all.returns()
     assert supplied == given_all.deals_dealt

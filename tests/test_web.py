@@ -163,7 +163,7 @@ def _replay_text(variant="widow", games=2):
     for seed in range(games):
         game = new_game(make_rules(variant), 3, rng=random.Random(seed))
         rng = random.Random(seed)
-        while not game.is_over():
+        while not game.over:
             game.apply(rng.choice(game.legal_actions()))
         lines.append(json.dumps(record_game(game)))
     return "\n".join(lines) + "\n"

@@ -150,7 +150,7 @@ def test_a_saved_replay_opens_and_steps(server, browser, tmp_path):
     for seed in range(2):
         game = new_game(make_rules("widow"), 3, rng=random.Random(seed))
         rng = random.Random(seed)
-        while not game.is_over():
+        while not game.over:
             game.apply(rng.choice(game.legal_actions()))
         records.append(record_game(game, ["ann", "bob", "cy"]))
     write_records(path, records)

@@ -44,6 +44,8 @@ def _train(args: argparse.Namespace) -> int:
         overrides.setdefault("training", {})["time_limit_minutes"] = args.minutes
     if args.no_progress:
         overrides.setdefault("training", {})["progress_bar"] = False
+    if args.seed is not None:
+        overrides["seed"] = args.seed
     try:
         config = load_config(args.config, overrides)
         if config["backend"] == "rllib":
@@ -123,6 +125,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=positive_int, help="total env steps (overrides training.total_timesteps)")
     p.add_argument("--minutes", type=positive_minutes,
                    help="wall-clock budget (overrides training.time_limit_minutes)")
+    p.add_argument("--seed", type=int, help="the run's seed (overrides the config's seed): one config, several "
+                   "training seeds")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true", help="replace a previous run in the output folder (removes "
                    "only the files that run wrote)")

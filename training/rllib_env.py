@@ -35,8 +35,8 @@ from agents.base import Agent
 from agents.learned import FEATURE_SIZES
 from agents.specs import make_agent
 from commerce_env import observation as obs
-from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.features import feature_builders
 from commerce_env.rules import make_rules
 from commerce_env.view import public_text, seat_view
@@ -80,12 +80,12 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
         self.agents = list(self.possible_agents)
         size = obs.observation_size(self.num_players) + sum(FEATURE_SIZES[f] for f in self.features)
         parts = {"observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
-                 "action_mask": spaces.Box(0.0, 1.0, (A.NUM_ACTIONS,), np.float32)}
+                 "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)}
         if self.heuristics:
-            parts["heuristic_actions"] = spaces.Box(0.0, A.NUM_ACTIONS - 1, (len(self.heuristics),), np.float32)
+            parts["heuristic_actions"] = spaces.Box(0.0, NUM_ACTIONS - 1, (len(self.heuristics),), np.float32)
         observation_space = spaces.Dict(parts)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(A.NUM_ACTIONS))
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(NUM_ACTIONS))
         self._rng = random.Random(config.get("seed"))
         self.game = None
         self._acted: set[int] = set()
@@ -98,7 +98,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
         for _ in range(MAX_REDEALS):
             game = new_game(self.rules, self.num_players, decks=options.get("decks"),
                             dealer=options.get("dealer", 0), rng=self._rng)
-            if not game.is_over():
+            if not game.over:
                 break
             if options.get("decks") is not None:
                 raise ValueError("the given packs settle the match before anyone acts; nothing to learn")
@@ -114,7 +114,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[str, Any]):
         game = self.game
-        if game is None or game.is_over():
+        if game is None or game.over:
             raise RuntimeError("reset() the env before stepping it")
         seat = game.current_player
         action = int(action_dict[agent_id(seat)])
@@ -126,7 +126,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
                 agent.observe(seat, public_text(game, entry, watcher))
         paid = game.take_rewards()
         rewards = {agent_id(s): float(paid[s]) for s in self._acted if paid[s] or s == seat}
-        if game.is_over():
+        if game.over:
             done = {agent_id(s): True for s in self._acted}
             observations = {agent_id(s): self._observe(s) for s in self._acted}
             rewards = {agent_id(s): float(paid[s]) for s in self._acted}
@@ -142,7 +142,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
             vector = np.concatenate([vector, *(f(vector) for f in self._feature_builders)])
         out = {"observations": vector, "action_mask": obs.action_mask(game, seat).astype(np.float32)}
         if self.heuristics:
-            acting = game.current_player == seat and not game.is_over()
+            acting = game.current_player == seat and not game.over
             out["heuristic_actions"] = np.array(
                 [agents[seat].act(seat_view(game, seat)) if acting else 0 for agents in self._agents],
                 dtype=np.float32)

@@ -25,10 +25,26 @@ import random
 from collections.abc import Sequence
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import CATEGORIES, hand_key, keys_of
+from ..hands import CATEGORIES, hand_key, key_array, keys_of
 from ..rules import UNTIL_OUT, Rules
-from . import actions as A
-from .actions import IllegalActionError
+from .actions import (
+    ACTION_KIND_INDEX,
+    ACTION_KINDS,
+    EXCHANGE,
+    GIVE,
+    KEEP_HAND,
+    NUM_ACTIONS,
+    OFFER,
+    READY_MONEY,
+    TAKE_WIDOW,
+    TEXT_CARDS,
+    IllegalActionError,
+    action_cards,
+    action_from_text,
+    action_text,
+    check_action,
+    describe_action,
+)
 from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
 
@@ -95,7 +111,7 @@ class Game:
     def _start_match(self, dealer: int) -> None:
         n = self.num_players
         lives = STARTING_LIVES if self.rules.has_lives else 0
-        self.counters = [lives] * n  # money, or lives (widow, My Ship Sails, pool)
+        self.counters = [lives] * n  # by seat; where the variant keeps lives they are its lives (`lives`)
         self.money = [0] * n  # pool commerce only: money apart from lives (R4.1)
         self.pool = 0
         self.out = [False] * n
@@ -107,7 +123,8 @@ class Game:
         self.first_dealer = dealer
         # Every showdown of the match, for replays (immutable: clones share them).
         self._showdowns: tuple[tuple, ...] = ()  # raw facts; see `showdowns`
-        self.over = False
+        self.over = False  # the match has ended (end one early with abandon())
+        self.current_player: int | None = None  # the seat to decide now; None when over or awaiting a pack
         self.match_losers: list[int] = []
         self.pending_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
@@ -127,6 +144,15 @@ class Game:
     def balance(self, seat: int) -> int:
         """One seat's balance (see :meth:`balances`)."""
         return self.balances()[seat]
+
+    @property
+    def lives(self) -> list[int]:
+        """Lives by seat, in a variant that keeps them (R6.1, R7.1, R9.2): a player with
+        none is out (R4.6).  They are the same list as ``counters`` (R4.1: an amount is
+        counted in counters); this is the name for code that means lives."""
+        if not self.rules.has_lives:
+            raise AttributeError(f"{self.variant} keeps no lives")
+        return self.counters
 
     def total_value(self) -> int:
         """Counters (or money) of all players plus the pool: constant (R4.3)."""
@@ -159,11 +185,19 @@ class Game:
         self.awaiting_pack = False
         self._start_deal()
 
+    def await_later_packs(self) -> None:
+        """From the next deal on, wait (``awaiting_pack``) for each pack to be given with
+        :meth:`supply_pack`, as a game made with ``wait_for_packs``: no pack left in
+        ``decks`` and no shuffle.  For a caller that takes over the dealing of a game in
+        play (OpenSpiel's chance nodes); the current deal is untouched."""
+        self.wait_for_packs = True
+        self.decks = []
+
     def _start_deal(self) -> None:
         pack = self._next_pack()
         if pack is None:  # wait_for_packs: nobody acts until supply_pack()
             self.awaiting_pack = True
-            self.to_act = None
+            self.current_player = None
             self._legal_cache = []
             return
         n = self.num_players
@@ -195,7 +229,7 @@ class Game:
         self.shown = False  # the hands are shown (end of the deal)
         self.last_kind = [-1] * n  # the last action kind of each player in this deal
         self.phase = ACT
-        self.to_act: int | None = self.order[0]
+        self.current_player = self.order[0]
         self._legal_cache: list[int] | None = None
         self.offer: tuple[int, int] | None = None  # (trader, offered card), face down (R5.4, R7.2)
         self._begin_deal()
@@ -233,7 +267,7 @@ class Game:
     def history(self) -> list[tuple[int, str, tuple[int, ...]]]:
         """The match's actions as ``(seat, kind, cards its text names)``, from the record:
         full information, every card named (replays, debugging; not for agents)."""
-        return [(seat, kind, cards[:A.TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
+        return [(seat, kind, cards[:TEXT_CARDS.get(kind, 0)]) for seat, kind, cards, _ in self.record
                 if kind != DEAL and kind != SHOW]
 
     @property
@@ -266,17 +300,9 @@ class Game:
                 self._showdown()
                 return
         self.phase = ACT
-        self.to_act = order[q]
+        self.current_player = order[q]
 
     # --------------------------------------------------------------- actions
-    @property
-    def current_player(self) -> int | None:
-        """The seat to decide now, or ``None`` when the match is over."""
-        return self.to_act
-
-    def is_over(self) -> bool:
-        return self.over
-
     def legal_actions(self) -> list[int]:
         """Legal action numbers for the player to act, ascending."""
         if self._legal_cache is None:
@@ -289,12 +315,12 @@ class Game:
     def apply(self, action: int) -> None:
         """Take ``action`` for the player to act; an illegal one raises and changes nothing."""
         legal = self.legal_actions()
-        action = A.check_action(action)  # not an action number at all: refused in every mode
+        action = check_action(action)  # not an action number at all: refused in every mode
         if action not in legal:
             self._refuse(action, legal)
-        seat = self.to_act
+        seat = self.current_player
         self._legal_cache = None
-        self.last_kind[seat] = A.ACTION_KIND_INDEX[action]
+        self.last_kind[seat] = ACTION_KIND_INDEX[action]
         self.record.append(self.record_entry(action, seat))
         self.actions_taken += 1
         self._step(seat, action)
@@ -306,32 +332,32 @@ class Game:
             raise IllegalActionError(f"action {action!r}: the game waits for the next deal's pack (supply_pack)")
         texts = ", ".join(f"{a} ({self.action_text(a)})" for a in legal)
         what = action
-        if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS:
-            what = f"{action} ({A.describe_action(action)})"
-        raise IllegalActionError(f"illegal action {what} for seat {self.to_act} "
+        if isinstance(action, int) and 0 <= action < NUM_ACTIONS:
+            what = f"{action} ({describe_action(action)})"
+        raise IllegalActionError(f"illegal action {what} for seat {self.current_player} "
                                  f"in phase {self.phase!r}; legal: {texts}")
 
     def record_entry(self, action: int, seat: int | None = None) -> tuple:
         """The record entry that ``action`` (legal, by the player to act) makes: every card it
         moves or names and who sees each (R11).  Face-down cards are seen by their owner and,
         in a barter, by the one who receives them; face-up cards by all."""
-        seat = self.to_act if seat is None else seat
-        kind = A.ACTION_KINDS[action]
-        if action < A.READY_MONEY:
-            if action == A.TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
+        seat = self.current_player if seat is None else seat
+        kind = ACTION_KINDS[action]
+        if action < READY_MONEY:
+            if action == TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
                 return seat, kind, (*self.hands[seat], *self.table), (self.everyone,) * 6
-            if action == A.KEEP_HAND:  # he looks at his cards now
+            if action == KEEP_HAND:  # he looks at his cards now
                 return seat, kind, tuple(self.hands[seat]), (self.seat_bits[seat],) * 3
             return seat, kind, (), ()
         hand, me = self.hands[seat], self.seat_bits[seat]
-        if action < A.OFFER:  # R5.3: a face-down discard and a face-down draw from the top
-            return seat, kind, (hand[action - A.READY_MONEY], self.stock[-1]), (me, me)
-        if action < A.GIVE:  # R5.4, R7.2: offered face down
-            return seat, kind, (hand[action - A.OFFER],), (me,)
-        if action < A.EXCHANGE:  # the given card and the offered one: both seen by both
+        if action < OFFER:  # R5.3: a face-down discard and a face-down draw from the top
+            return seat, kind, (hand[action - READY_MONEY], self.stock[-1]), (me, me)
+        if action < GIVE:  # R5.4, R7.2: offered face down
+            return seat, kind, (hand[action - OFFER],), (me,)
+        if action < EXCHANGE:  # the given card and the offered one: both seen by both
             both = me | self.seat_bits[self.offer[0]]
-            return seat, kind, (hand[action - A.GIVE], self.offer[1]), (both, both)
-        own, slot = divmod(action - A.EXCHANGE, 3)  # R6.3, R8.2: face up
+            return seat, kind, (hand[action - GIVE], self.offer[1]), (both, both)
+        own, slot = divmod(action - EXCHANGE, 3)  # R6.3, R8.2: face up
         return seat, kind, (hand[own], self.table[slot]), (self.everyone, self.everyone)
 
     def _step(self, seat: int, action: int) -> None:
@@ -339,21 +365,21 @@ class Game:
 
     def action_cards(self, action: int, seat: int | None = None) -> tuple[int, ...]:
         """The cards an action names, in the current state."""
-        seat = self.to_act if seat is None else seat
-        return A.action_cards(action, self.hands[seat], self.table)
+        seat = self.current_player if seat is None else seat
+        return action_cards(action, self.hands[seat], self.table)
 
     def action_text(self, action: int, seat: int | None = None) -> str:
         """The canonical text of an action (R12): ``offer 10H``, ``exchange 2C AS``.
 
         Full information: it names ``seat``'s cards whoever asks."""
-        seat = self.to_act if seat is None else seat
-        return A.action_text(action, self.hands[seat] if seat is not None else (), self.table)
+        seat = self.current_player if seat is None else seat
+        return action_text(action, self.hands[seat] if seat is not None else (), self.table)
 
     def action_from_text(self, text: str, seat: int | None = None) -> int:
         """The action number of a canonical text for ``seat`` in the current state."""
-        seat = self.to_act if seat is None else seat
+        seat = self.current_player if seat is None else seat
         hand = self.hands[seat] if seat is not None else []
-        return A.action_from_text(text, hand, self.table, f"the hand of seat {seat}")
+        return action_from_text(text, hand, self.table, f"the hand of seat {seat}")
 
     # ------------------------------------------------------------ settlement
     flush_ends_deal = False  # R7.3: a flush is declared at once (My Ship Sails)
@@ -368,6 +394,12 @@ class Game:
     def values_of(a, b, c, combinations: frozenset[str]):
         """:meth:`value_of` for the hands ``(a[i], b[i], c[i])`` (numpy arrays of cards)."""
         return keys_of(a, b, c, combinations)
+
+    @staticmethod
+    def value_table(combinations: frozenset[str]):
+        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``a * 2704 + b * 52 + c``
+        (a numpy array, shared: do not write to it), for code that looks values up in bulk."""
+        return key_array(combinations)
 
     def hand_value(self, seat: int) -> int:
         """The value of ``seat``'s hand (:meth:`value_of`)."""
@@ -428,16 +460,16 @@ class Game:
 
     def _offer(self, seat: int, action: int) -> None:
         """R5.4, R7.2: ``seat`` offers a card face down; his left neighbour answers."""
-        self.offer = (seat, self.hands[seat][action - A.OFFER])
+        self.offer = (seat, self.hands[seat][action - OFFER])
         self.phase = REPLY
-        self.to_act = self.left_of(seat)
+        self.current_player = self.left_of(seat)
 
     def _give(self, neighbour: int, action: int) -> int:
         """The neighbour's card, chosen blind: the two cards change hands, and each
         player remembers which card he gave to whom (R11).  Returns the trader."""
         trader, offered = self.offer
         self.offer = None
-        given = self.hands[neighbour][action - A.GIVE]
+        given = self.hands[neighbour][action - GIVE]
         mine, theirs = self.hands[trader], self.hands[neighbour]
         mine.remove(offered)
         theirs.remove(given)
@@ -453,13 +485,13 @@ class Game:
 
     def _end_deal(self, counted: bool) -> None:
         """After a deal's payments: players out, the match's end, the next deal."""
-        self.to_act = None
+        self.current_player = None
         if counted:
             self.deals_played += 1
         newly_out = []
         if self.rules.has_lives:
             for seat in self.order:
-                if self.counters[seat] <= 0 and not self.out[seat]:
+                if self.lives[seat] <= 0 and not self.out[seat]:
                     self.out[seat] = True
                     newly_out.append(seat)
         self._pay_rewards()
@@ -536,7 +568,7 @@ class Game:
     def _halt(self) -> None:
         self.over = True
         self.phase = OVER
-        self.to_act = None
+        self.current_player = None
         self._legal_cache = []
 
     def _end_match(self) -> None:
@@ -588,7 +620,7 @@ class Game:
         """The match's actions as ``(seat, canonical text)``: full information, every card named."""
         texts = []
         for seat, kind, cards, _ in self.record:
-            count = A.TEXT_CARDS.get(kind, 0)
+            count = TEXT_CARDS.get(kind, 0)
             if kind != DEAL and kind != SHOW:  # a card None (unknown in a sampled world's past): kind only
                 named = cards[:count]
                 texts.append((seat, f"{kind} {format_cards(named)}" if count and None not in named else kind))

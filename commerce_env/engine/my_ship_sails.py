@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..hands import is_ship, ship_key, ship_keys
-from . import actions as A
+from ..hands import is_ship, ship_key, ship_key_array, ship_keys
+from .actions import DECLINE, GIVE, OFFER
 from .base import ACT, Game
 
-_ACT = [A.DECLINE] + [A.OFFER + i for i in range(3)]
-_REPLY = [A.GIVE + i for i in range(3)]
+_ACT = [DECLINE] + [OFFER + i for i in range(3)]
+_REPLY = [GIVE + i for i in range(3)]
 
 
 class MyShipSails(Game):
@@ -25,6 +25,10 @@ class MyShipSails(Game):
     def values_of(a, b, c, combinations=None):
         return ship_keys(a, b, c)
 
+    @staticmethod
+    def value_table(combinations=None):
+        return ship_key_array()
+
     def category(self, value: int) -> str:
         return "ship" if value >= 100 else "point" if value else "none"  # R7.4: a flush sails, else points
 
@@ -36,9 +40,9 @@ class MyShipSails(Game):
         return _ACT if self.phase == ACT else _REPLY
 
     def _step(self, seat: int, action: int) -> None:
-        if action == A.DECLINE:
+        if action == DECLINE:
             self._next_turn(seat)
-        elif action < A.GIVE:  # R7.2: offer one card to the left neighbour
+        elif action < GIVE:  # R7.2: offer one card to the left neighbour
             self._offer(seat, action)
         else:  # the neighbour must give one, chosen before seeing the offer
             trader = self._give(seat, action)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from . import actions as A
+from .actions import EXCHANGE, PASS, STAND
 from .base import LAST_EXCHANGE, Game
 from .widow import exchange_with_table
 
-_EXCHANGES = [A.EXCHANGE + i for i in range(9)]
-_ACT = [A.STAND, A.PASS] + _EXCHANGES
-_LAST = [A.PASS] + _EXCHANGES
+_EXCHANGES = [EXCHANGE + i for i in range(9)]
+_ACT = [STAND, PASS] + _EXCHANGES
+_LAST = [PASS] + _EXCHANGES
 
 
 class OldGame(Game):
@@ -30,15 +30,15 @@ class OldGame(Game):
         return _LAST if self.phase == LAST_EXCHANGE else _ACT
 
     def _step(self, seat: int, action: int) -> None:
-        if action >= A.EXCHANGE:
+        if action >= EXCHANGE:
             exchange_with_table(self, seat, action)
-        elif action == A.PASS:
+        elif action == PASS:
             self.passed.append(seat)  # R8.2: no more exchanges, no more turns
         else:
             self.stood.append(seat)
         if self.phase == LAST_EXCHANGE:
             self._next_last_turn()
-        elif action == A.STAND and len(self.stood) == 2:
+        elif action == STAND and len(self.stood) == 2:
             # R8.3: from the second stander's left, everyone still in gets one turn.
             start = self.position[seat]
             m = len(self.order)
@@ -51,7 +51,7 @@ class OldGame(Game):
 
     def _next_last_turn(self) -> None:
         if self.last_turns:
-            self.to_act = self.last_turns.pop(0)
+            self.current_player = self.last_turns.pop(0)
         else:
             self._showdown()
 

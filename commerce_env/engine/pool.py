@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from . import actions as A
+from .actions import BUY_HORSE, NO_HORSE
 from .base import HORSE
 from .old_game import OldGame
 from .settlement import divide
 
-_HORSE = [A.BUY_HORSE, A.NO_HORSE]
+_HORSE = [BUY_HORSE, NO_HORSE]
 
 
 class PoolCommerce(OldGame):
@@ -33,10 +33,10 @@ class PoolCommerce(OldGame):
         if self.phase != HORSE:
             super()._step(seat, action)
             return
-        if action == A.BUY_HORSE:  # R9.4: one counter for the horse price
+        if action == BUY_HORSE:  # R9.4: one counter for the horse price
             self.money[seat] -= self.rules.horse_price
             self.pool += self.rules.horse_price
-            self.counters[seat] += 1
+            self.lives[seat] += 1
             self.out[seat] = False
         self._check_end()
 
@@ -46,13 +46,13 @@ class PoolCommerce(OldGame):
             amount = min(self.rules.payout, self.pool)
             self.money[winner] += amount
             self.pool -= amount
-        self.counters[self.worst(values)] -= 1
+        self.lives[self.worst(values)] -= 1
 
     def _after_deal(self, newly_out: list[int]) -> None:
         if newly_out and not self.horse_offered:  # R9.4: before R9.5 is checked
             self.horse_offered = True
             self.phase = HORSE
-            self.to_act = newly_out[0]
+            self.current_player = newly_out[0]
             return
         self._check_end()
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from . import actions as A
+from .actions import CONTINUE, EXCHANGE, GIVE, KNOCK, OFFER, READY_MONEY, STAND
 from .base import ACT, REPLY, STAND_CHOICE, Game
 
 _SLOTS = (0, 1, 2)
-_OFFERS = [A.OFFER + i for i in _SLOTS]
-_ACT_WITH_STOCK = [A.KNOCK] + [A.READY_MONEY + i for i in _SLOTS] + _OFFERS
-_ACT_NO_STOCK = [A.KNOCK] + _OFFERS
-_REPLY = [A.KNOCK] + [A.GIVE + i for i in _SLOTS]
-_STAND_CHOICE = [A.STAND, A.CONTINUE]
+_OFFERS = [OFFER + i for i in _SLOTS]
+_ACT_WITH_STOCK = [KNOCK] + [READY_MONEY + i for i in _SLOTS] + _OFFERS
+_ACT_NO_STOCK = [KNOCK] + _OFFERS
+_REPLY = [KNOCK] + [GIVE + i for i in _SLOTS]
+_STAND_CHOICE = [STAND, CONTINUE]
 _COMBINATIONS_WITH_PENALTY = {"tricon", "sequence", "flush", "pair"}
 
 
@@ -29,16 +29,16 @@ class TradeBarter(Game):
         return _STAND_CHOICE
 
     def _step(self, seat: int, action: int) -> None:
-        if action == A.KNOCK:  # R5.5 (also the neighbour's answer to a barter, R5.4)
+        if action == KNOCK:  # R5.5 (also the neighbour's answer to a barter, R5.4)
             self.offer = None
             self._showdown()
-        elif action == A.STAND:  # R5.6: a knock after his own trade
+        elif action == STAND:  # R5.6: a knock after his own trade
             self._showdown()
-        elif action == A.CONTINUE:  # R5.6: play passes left
+        elif action == CONTINUE:  # R5.6: play passes left
             self._next_turn(seat)
-        elif action < A.OFFER:  # R5.3 ready money
+        elif action < OFFER:  # R5.3 ready money
             hand = self.hands[seat]
-            card = hand.pop(action - A.READY_MONEY)
+            card = hand.pop(action - READY_MONEY)
             if self.rules.discard == "bottom":
                 self.stock.insert(0, card)
             else:
@@ -48,15 +48,15 @@ class TradeBarter(Game):
             if seat != self.dealer:
                 self._transfer(seat, self.dealer)
             self._after_trade(seat)
-        elif action < A.GIVE:  # R5.4 barter: offer face down to the left
+        elif action < GIVE:  # R5.4 barter: offer face down to the left
             self._offer(seat, action)
-        elif action < A.EXCHANGE:  # the neighbour gives a card, chosen blind
+        elif action < EXCHANGE:  # the neighbour gives a card, chosen blind
             self._after_trade(self._give(seat, action))
 
     def _after_trade(self, trader: int) -> None:
         if self.rules.stand_after_trade:
             self.phase = STAND_CHOICE
-            self.to_act = trader
+            self.current_player = trader
         else:
             self._next_turn(trader)
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from . import actions as A
+from .actions import EXCHANGE, KEEP_HAND, KNOCK, PASS, TAKE_WIDOW
 from .base import ACT, WIDOW_CHOICE, Game
 
-_EXCHANGES = [A.EXCHANGE + i for i in range(9)]
-_WITH_PASS = [A.KNOCK, A.PASS] + _EXCHANGES
-_WITHOUT_PASS = [A.KNOCK] + _EXCHANGES
-_WIDOW_CHOICE = [A.TAKE_WIDOW, A.KEEP_HAND]
+_EXCHANGES = [EXCHANGE + i for i in range(9)]
+_WITH_PASS = [KNOCK, PASS] + _EXCHANGES
+_WITHOUT_PASS = [KNOCK] + _EXCHANGES
+_WIDOW_CHOICE = [TAKE_WIDOW, KEEP_HAND]
 
 
 def exchange_with_table(game: Game, seat: int, action: int) -> None:
     """R6.3 / R8.2: a hand card goes face up in the taken table card's place."""
-    own, slot = divmod(action - A.EXCHANGE, 3)
+    own, slot = divmod(action - EXCHANGE, 3)
     hand = game.hands[seat]
     hand[own], game.table[slot] = game.table[slot], hand[own]
     hand.sort()
@@ -29,7 +29,7 @@ class Widow(Game):
 
     def _begin_deal(self) -> None:
         self.phase = WIDOW_CHOICE  # R6.2: no turn (R4.4)
-        self.to_act = self.dealer
+        self.current_player = self.dealer
 
     def _legal(self) -> list[int]:
         if self.phase == WIDOW_CHOICE:
@@ -40,15 +40,15 @@ class Widow(Game):
         return not (self.phase == WIDOW_CHOICE and seat == self.dealer)
 
     def _step(self, seat: int, action: int) -> None:
-        if action == A.TAKE_WIDOW:  # his unseen hand becomes the new widow
+        if action == TAKE_WIDOW:  # his unseen hand becomes the new widow
             hand = self.hands[seat]
             self.hands[seat], self.table = sorted(self.table), list(hand)
             self._first_turn()
-        elif action == A.KEEP_HAND:
+        elif action == KEEP_HAND:
             self._first_turn()
-        elif action == A.KNOCK:  # R6.4
+        elif action == KNOCK:  # R6.4
             self._showdown()
-        elif action == A.PASS:  # R6.3 allow_pass
+        elif action == PASS:  # R6.3 allow_pass
             self._next_turn(seat)
         else:
             exchange_with_table(self, seat, action)
@@ -56,7 +56,7 @@ class Widow(Game):
 
     def _first_turn(self) -> None:
         self.phase = ACT
-        self.to_act = self.eldest
+        self.current_player = self.eldest
 
     def _settle(self, values: list[int]) -> None:
         self._pay_pool(self.winners(values))  # R6.4: no dealer payments

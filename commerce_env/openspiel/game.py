@@ -16,9 +16,8 @@ from typing import Any
 import pyspiel
 
 from ..cards import CARDS, format_cards, make_pack
-from ..engine import actions as A
-from ..engine import new_game
-from ..engine.actions import TEXT_CARDS
+from ..engine import ENGINES, new_game
+from ..engine.actions import NUM_ACTIONS, TEXT_CARDS, describe_action
 from ..engine.base import DEAL, SHOW, Game
 from ..rules import UNTIL_OUT, VARIANTS, Rules
 from ..view import seat_view
@@ -65,9 +64,10 @@ def utility_bounds(num_players: int, rules: Rules) -> tuple[float, float]:
     n = num_players
     if rules.reward == "outcome":
         return -1.0, 1.0
-    if rules.has_lives and rules.variant != "pool":  # counters are lives: 3 each (R6.1, R7.1)
+    plays_for_money = ENGINES[rules.variant].plays_for_money  # R9: money apart from lives
+    if rules.has_lives and not plays_for_money:  # counters are lives: 3 each (R6.1, R7.1)
         return -3.0, 3.0 * (n - 1)
-    if rules.variant == "pool":  # money: the entry and one horse at most (R9.2, R9.4)
+    if plays_for_money:  # money: the entry and one horse at most (R9.2, R9.4)
         return -float(rules.entry + rules.horse_price), float((n - 1) * rules.entry + rules.horse_price)
     # Money per deal: an ante, a ready-money counter per turn (R5.3), a counter to each other
     # player (R5.8, R8.4); the dealer receives every trade's counter.
@@ -86,7 +86,7 @@ class CommerceGame(pyspiel.Game):
         low, high = utility_bounds(self.players, self.rules)
         self.deal_steps = deal_steps(self.players, self.rules)
         info = pyspiel.GameInfo(
-            num_distinct_actions=A.NUM_ACTIONS,
+            num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=52,  # chance outcomes are card numbers (rank * 4 + suit)
             num_players=self.players,
             min_utility=low,
@@ -139,7 +139,7 @@ class _Match:
     def close_deal(self) -> None:
         """Record a deal that has ended (the engine waits for a pack, or the match is over)."""
         game = self.game
-        if game.deals_dealt > self.closed and (game.awaiting_pack or game.is_over()):
+        if game.deals_dealt > self.closed and (game.awaiting_pack or game.over):
             self.past = tuple(p + deal_text(game, seat) for seat, p in enumerate(self.past))
             self.past_public += deal_text(game, None)
             self.closed = game.deals_dealt
@@ -163,13 +163,13 @@ class CommerceState(pyspiel.State):
         game = self._m.game
         if game is None or game.awaiting_pack:
             return pyspiel.PlayerId.CHANCE
-        if game.is_over():
+        if game.over:
             return pyspiel.PlayerId.TERMINAL
         return game.current_player
 
     def is_terminal(self) -> bool:
         game = self._m.game
-        return game is not None and game.is_over()
+        return game is not None and game.over
 
     def _legal_actions(self, player: int) -> list[int]:
         return list(self._m.game.legal_actions())
@@ -205,7 +205,7 @@ class CommerceState(pyspiel.State):
         game = self._m.game
         if game is not None and player == game.current_player:
             return game.action_text(action, player)
-        return A.describe_action(action)  # another seat's cards are not named (R11)
+        return describe_action(action)  # another seat's cards are not named (R11)
 
     def returns(self) -> list[float]:
         game = self._m.game
@@ -240,7 +240,7 @@ class CommerceState(pyspiel.State):
             world.dealt = tuple(rng.sample(m.pack, len(m.dealt)))
         game = m.game
         if game is not None:
-            world.game = (game.clone() if game.awaiting_pack or game.is_over()
+            world.game = (game.clone() if game.awaiting_pack or game.over
                           else seat_view(game, player_id).sample_world(rng))
         return new
 
@@ -273,7 +273,7 @@ def state_from_engine(game: CommerceGame, engine: Game) -> CommerceState:
     state = game.new_initial_state()
     m = state._m
     world = engine.clone()
-    world.wait_for_packs, world.decks = True, []  # later packs are chance's, unknown to all
+    world.await_later_packs()  # later packs are chance's, unknown to all
     m.game = world
     earlier = [(s, kind, cards[:TEXT_CARDS.get(kind, 0)]) for s, kind, cards, _ in engine.record[:engine.deal_start]
                if kind != DEAL and kind != SHOW]

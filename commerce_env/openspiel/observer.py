@@ -21,15 +21,14 @@ import pyspiel
 
 from .. import observation as obs
 from ..cards import CARDS, format_cards
-from ..engine import actions as A
-from ..engine.actions import TEXT_CARDS
+from ..engine.actions import KIND_INDEX, KINDS, TEXT_CARDS
 from ..engine.base import PHASES, SHOW, Game
 
 if TYPE_CHECKING:
     from .game import CommerceState
 
 CARD_FEATURES = obs.CARD_FEATURES  # 13 ranks + 4 suits
-_KIND_INDEX = A.KIND_INDEX
+_KIND_INDEX = KIND_INDEX
 
 
 class Event(NamedTuple):
@@ -132,7 +131,7 @@ def _pieces(num_players: int, deal_steps: int, public: bool, private: bool,
 def event_features(num_players: int) -> int:
     """One row of ``deal_history``: the actor (relative seat), the kind, up to two cards
     (an exchange's two, a barter's one, a ready-money trader's discard and draw)."""
-    return num_players + len(A.KINDS) + 2 * CARD_FEATURES
+    return num_players + len(KINDS) + 2 * CARD_FEATURES
 
 
 class CommerceObserver:
@@ -191,7 +190,7 @@ class CommerceObserver:
         rows = self.dict["deal_history"]
         n = self.num_players
         kinds = n
-        cards = kinds + len(A.KINDS)
+        cards = kinds + len(KINDS)
         for row, event in zip(rows, deal_events(game, seat), strict=False):  # deal_steps bounds a deal
             row[(event.actor - seat) % n] = 1.0
             row[kinds + _KIND_INDEX[event.kind]] = 1.0
@@ -233,7 +232,7 @@ def observation_text(pieces: dict[str, np.ndarray]) -> str:
             parts.append(f"{name} {_cards(pieces[name])}")
     for k, row in enumerate(pieces.get("players", ())):
         marks = "".join(mark for mark, i in (("D", 3), (">", 4), ("x", 2), ("s", 5), ("p", 6)) if row[i])
-        last = A.KINDS[int(np.argmax(row[7:7 + len(A.KINDS)]))] if row[7:7 + len(A.KINDS)].any() else "-"
+        last = KINDS[int(np.argmax(row[7:7 + len(KINDS)]))] if row[7:7 + len(KINDS)].any() else "-"
         balance = round(float(row[0]) / obs.SCALE)
         money = f"/{round(float(row[1]) / obs.SCALE)}" if row[1] else ""
         parts.append(f"+{k}{marks} {balance}{money} {last}")

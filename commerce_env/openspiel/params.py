@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..hands import COMBINATIONS
-from ..rules import OPTIONS, UNTIL_OUT, VARIANTS, Rules, make_rules
+from ..rules import OPTIONS, PRESET_VARIANTS, UNTIL_OUT, VARIANTS, Rules, make_rules
 
 UNTIL_OUT_DEALS = 0  # `deals` parameter meaning until_out (R4.5)
 HORSE_PRICE_DEFAULT = -1  # `horse_price` parameter meaning entry // 3 (R9.4)
@@ -39,7 +39,7 @@ def parameter_specification(variant: str) -> dict[str, Any]:
         spec[name] = _to_parameter(name, defaults[name])
     if "horse_price" in spec:
         spec["horse_price"] = HORSE_PRICE_DEFAULT
-    if variant != "my_ship_sails":  # R12: no preset for My Ship Sails
+    if variant in PRESET_VARIANTS:  # R12: no preset for My Ship Sails
         spec["preset"] = NO_PRESET
     return spec
 

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..cards import make_pack, parse_pack
-from ..engine import actions as A
-from ..hands import key_array
+from ..engine import ENGINES
+from ..engine.actions import NUM_ACTIONS, describe_action
 from ..observation import observation_size
 from ..rules import UNTIL_OUT, Rules, make_rules
 from . import kernels as K
@@ -31,25 +31,6 @@ _VARIANT_CODES = {"trade_barter": K.V_TRADE_BARTER, "widow": K.V_WIDOW, "my_ship
 _TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
 _PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
                "none": K.PAYS_NONE}
-_SHIP_TABLE: np.ndarray | None = None
-
-
-def ship_key_table() -> np.ndarray:
-    """R7.4's values (as :func:`commerce_env.hands.ship_key`) of all 52**3 ordered triples."""
-    global _SHIP_TABLE
-    if _SHIP_TABLE is None:
-        from ..cards import RANK_PIPS
-
-        cards = np.arange(52)
-        pips = np.asarray(RANK_PIPS)[cards >> 2]
-        a, b, c = (x.ravel() for x in np.meshgrid(cards, cards, cards, indexing="ij"))
-        sa, sb, sc = a & 3, b & 3, c & 3
-        pa, pb, pc = pips[a], pips[b], pips[c]
-        _SHIP_TABLE = np.select([(sa == sb) & (sb == sc), sa == sb, sa == sc, sb == sc],
-                                [100 + pa + pb + pc, pa + pb, pa + pc, pb + pc], 0).astype(np.int32)
-    return _SHIP_TABLE
-
-
 _FULL_PACKS = {size: list(make_pack(size)) for size in (32, 52)}
 
 
@@ -65,8 +46,8 @@ def _pack_row(pack: Any, size: int) -> Any:
 def rule_params(rules: Rules, num_players: int) -> np.ndarray:
     """The rules as the kernels' parameter vector (see :mod:`.kernels`)."""
     p = np.zeros(K.NUM_PARAMS, dtype=np.int64)
-    variant = rules.variant
-    p[K.P_VARIANT] = _VARIANT_CODES[variant]
+    engine = ENGINES[rules.variant]  # the variant's flags
+    p[K.P_VARIANT] = _VARIANT_CODES[rules.variant]
     p[K.P_N] = num_players
     p[K.P_TIE] = _TIE_CODES[rules.tie_break]
     p[K.P_DISCARD_BOTTOM] = rules.discard == "bottom"
@@ -82,8 +63,8 @@ def rule_params(rules: Rules, num_players: int) -> np.ndarray:
     p[K.P_DECK] = rules.deck_size
     p[K.P_OUTCOME] = rules.reward == "outcome"
     p[K.P_LIVES] = rules.has_lives
-    p[K.P_ANTES] = variant != "old_game" and variant != "pool"  # R4.2; R8.4, R9.2: no ante
-    p[K.P_TABLE] = variant in ("widow", "old_game", "pool")  # R1.5
+    p[K.P_ANTES] = engine.antes  # R4.2; R8.4, R9.2: no ante
+    p[K.P_TABLE] = engine.has_table  # R1.5
     return p
 
 
@@ -109,7 +90,8 @@ class BatchEngine:
         rules.check_players(num_players)
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
-        needed = 3 * num_players + (3 if variant in ("widow", "old_game", "pool") else 0)
+        engine = ENGINES[variant]
+        needed = 3 * num_players + (3 if engine.has_table else 0)
         if needed > rules.deck_size:
             raise ValueError(f"{num_players} players need {needed} cards; the pack has {rules.deck_size}")
         self.rules = rules
@@ -120,13 +102,14 @@ class BatchEngine:
         if not isinstance(wait_for_packs, bool):
             raise ValueError(f"wait_for_packs must be True or False, got {wait_for_packs!r}")
         self.params = rule_params(rules, n)
+        self.plays_for_money = engine.plays_for_money  # R9: rewards count money
+        self.keys = engine.value_table(rules.combinations).astype(np.int32)  # R2, or R7.4's values
         self.params[K.P_WAIT] = wait_for_packs
         self.wait_for_packs = wait_for_packs
-        self.keys = ship_key_table() if variant == "my_ship_sails" else key_array(rules.combinations).astype(np.int32)
         seeds = np.random.SeedSequence(seed).generate_state(g, dtype=np.uint64).view(np.int64)
         self._layout(0)
         self._st[:, K.G_RNG] = seeds
-        self._masks = np.zeros((g, A.NUM_ACTIONS), dtype=np.int8)
+        self._masks = np.zeros((g, NUM_ACTIONS), dtype=np.int8)
         self._rewards = np.zeros((g, n), dtype=np.float64)
         self._all = np.arange(g, dtype=np.int64)
         self._started = False
@@ -219,13 +202,13 @@ class BatchEngine:
                              f"got {actions.dtype} {actions.shape}")
         running = ~self.over & ~self.awaiting_pack
         active = running if where is None else (np.asarray(where, dtype=np.bool_) & running)
-        clipped = np.clip(actions, 0, A.NUM_ACTIONS - 1)
+        clipped = np.clip(actions, 0, NUM_ACTIONS - 1)
         legal = (self._masks[self._all, clipped] == 1) & (actions == clipped)
         bad = np.flatnonzero(active & ~legal)
         if bad.size:
             g = int(bad[0])
             a = int(actions[g])
-            what = f"{a} ({A.describe_action(a)})" if 0 <= a < A.NUM_ACTIONS else f"{a}"
+            what = f"{a} ({describe_action(a)})" if 0 <= a < NUM_ACTIONS else f"{a}"
             raise ValueError(f"game {g}: illegal action {what} for seat {int(self.current_player[g])}; "
                              f"legal: {np.flatnonzero(self._masks[g]).tolist()}")
         K.step_games(self._st, self.params, self.keys, actions.astype(np.int64, copy=False), active, self._masks,
@@ -354,7 +337,7 @@ class BatchEngine:
 
     def balances(self) -> np.ndarray:
         """``(num_games, num_players)``: counters, or money in pool commerce (R4.1)."""
-        return self._field(K.S_MONEY if self.variant == "pool" else K.S_COUNTERS).copy()
+        return self._field(K.S_MONEY if self.plays_for_money else K.S_COUNTERS).copy()
 
     def counters(self) -> np.ndarray:
         return self._field(K.S_COUNTERS).copy()

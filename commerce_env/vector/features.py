@@ -13,9 +13,9 @@ import math
 import numpy as np
 from numba import njit
 
+from ..engine import ENGINES
 from ..features import HandStrength
 from ..rules import Rules
-from .engine import ship_key_table
 
 
 @njit(cache=True, error_model="numpy")
@@ -93,7 +93,7 @@ class BatchHandStrength:
     def __init__(self, rules: Rules, num_players: int):
         one = HandStrength(rules, num_players)
         self.percentile = one.percentile
-        self.keys = ship_key_table() if one.ship else one.table
+        self.keys = ENGINES[rules.variant].value_table(rules.combinations)  # R2, or R7.4's values
         self.ship = one.ship
         self.opponents = one.opponents
         self.offsets = (one.hand_at, one.table_at, one.discarded_at)

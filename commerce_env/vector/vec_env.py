@@ -36,7 +36,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from ..engine import actions as A
+from ..engine.actions import NUM_ACTIONS
+from ..opponents import OpponentPool
 from ..rules import make_rules
 from .engine import BatchEngine
 from .features import batch_feature_builders, with_features
@@ -60,34 +61,26 @@ class _UniformRandom:
 class BatchVecEnv(VecEnv):
     """``num_envs`` single-agent games stepped together; see the module docstring."""
 
-    def __init__(self, variant: str, num_players: int, num_envs: int, opponents: Sequence[Any] = ("random",),
+    def __init__(self, variant: str, num_players: int, num_envs: int,
+                 opponents: Sequence[Any] | OpponentPool = ("random",),
                  seed: int = 0, opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
                  resolver: Callable[..., Any] | None = None, **options: Any):
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
-        if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence) or not opponents:
-            raise ValueError(f"opponents must be a non-empty list of agent specs, got {opponents!r}")
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
                                                  or not 0 <= seat < num_players):
             raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
-        weights = None
-        if opponent_weights is not None:
-            weights = np.asarray([float(w) for w in opponent_weights])
-            if len(weights) != len(opponents) or weights.min() < 0 or weights.sum() <= 0:
-                raise ValueError(f"opponent_weights {list(opponent_weights)!r} must be one non-negative "
-                                 f"weight per opponent ({len(opponents)}), not all zero")
-            weights = weights / weights.sum()
-        if not 0.0 <= float(snapshot_share) <= 1.0:
-            raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
+        specs = opponents if isinstance(opponents, OpponentPool) else OpponentPool(
+            opponents, opponent_weights, snapshot_share, max_snapshots)
         self.rules = rules
         self.num_players = num_players
         self.engine = BatchEngine(variant, num_players, num_envs, seed=seed, rules=rules)
-        self.pool = [self._resolve(spec, resolver) for spec in opponents]
-        self.weights = weights
-        self.snapshots: list[Any] = []
-        self.snapshot_share = float(snapshot_share)
-        self.max_snapshots = max_snapshots
+        # The pool's entries resolved to batched policies, once; the pool chooses among them.
+        self.opponent_pool = OpponentPool([self._resolve(spec, resolver) for spec in specs.entries], specs.weights,
+                                          specs.snapshot_share, specs.max_snapshots)
+        for policy, path in zip(specs.snapshots, specs.snapshot_paths, strict=True):
+            self.opponent_pool.add_snapshot(self._resolve(policy, resolver), path)
         self.resolver = resolver
         self.features = list(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
@@ -95,7 +88,7 @@ class BatchVecEnv(VecEnv):
         observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         self.render_mode = None
         self._all = np.arange(num_envs)
-        super().__init__(num_envs, observation_space, spaces.Discrete(A.NUM_ACTIONS))
+        super().__init__(num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
         self.seat_mode = seat
         self._rng = np.random.default_rng(seed)
         self._episodes = np.zeros(num_envs, dtype=np.int64)
@@ -120,13 +113,11 @@ class BatchVecEnv(VecEnv):
         """A saved learner snapshot joins the opponents (self-play); returns the number of snapshots."""
         if self.resolver is None:
             raise ValueError("add_snapshot needs resolver= (agents.batched.batched_agent) to load models")
-        self.snapshots.append(self.resolver(f"model:{path}", self.rules, self.num_players))
-        if len(self.snapshots) > self.max_snapshots:
-            self.snapshots.pop(0)
-        return len(self.snapshots)
+        return self.opponent_pool.add_snapshot(self.resolver(f"model:{path}", self.rules, self.num_players), path)
 
     def opponents(self) -> list[Any]:
-        return self.pool + self.snapshots
+        """The opponents that the indices of ``_assigned`` name: the pool's entries, then its snapshots."""
+        return self.opponent_pool.choices()
 
     def _compiled(self) -> tuple[Any, np.ndarray] | None:
         """The compiled opponent loop and each opponent's ``(kind, threshold, barter)`` (kind -1: none),
@@ -141,15 +132,7 @@ class BatchVecEnv(VecEnv):
 
     def _draw_opponents(self, games: np.ndarray) -> None:
         """Per game and seat, an index into :meth:`opponents` for this episode."""
-        shape = (len(games), self.num_players)
-        if self.weights is None:
-            drawn = self._rng.integers(0, len(self.pool), size=shape)
-        else:
-            drawn = self._rng.choice(len(self.pool), size=shape, p=self.weights)
-        if self.snapshots:
-            use = self._rng.random(shape) < self.snapshot_share
-            drawn = np.where(use, len(self.pool) + self._rng.integers(0, len(self.snapshots), size=shape), drawn)
-        self._assigned[games] = drawn
+        self._assigned[games] = self.opponent_pool.draw_many(self._rng, (len(games), self.num_players))
 
     # ------------------------------------------------------------ episodes
     def _start(self, games: np.ndarray) -> None:

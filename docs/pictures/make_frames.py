@@ -17,7 +17,7 @@ def save(variant: str, players: int, seed: int, stop, viewer: int | None, name: 
     """Random play from ``seed`` until ``stop(game)``; the frame from ``viewer``'s point of view."""
     game = new_game(make_rules(variant), players, seed=seed)
     rng = random.Random(seed)
-    while not game.is_over() and not stop(game):
+    while not game.over and not stop(game):
         game.apply(rng.choice(game.legal_actions()))
     Image.fromarray(render_frame(game, viewer)).save(HERE / f"{name}.png", optimize=True)
 

@@ -78,7 +78,7 @@ def main() -> None:
             path = Path(folder) / "games.jsonl"
             game = new_game(make_rules("trade_barter"), 4, rng=random.Random(5))
             play = random.Random(5)
-            while not game.is_over():
+            while not game.over:
                 game.apply(play.choice(game.legal_actions()))
             write_records(path, [record_game(game, ["search", "greedy", "expected_value", "random"])])
             browser.find_element(By.ID, "tab-replay").click()

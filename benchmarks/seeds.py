@@ -1,0 +1,196 @@
+"""Several training seeds of one config, judged together: ``python -m benchmarks.seeds``.
+
+One config trained with several seeds (``commerce train --config ... --seed N``)
+gives one model per seed.  Each model plays every built-in agent in the
+arena's standard lineup (the model in one seat, the opponent in the others,
+every seating, duplicate deals).  The report gives, for each opponent, every
+seed's margin with 95% and 99% intervals and p-values, and the aggregate over
+seeds x duplicate groups: mean and interquartile mean with stratified
+bootstrap intervals (each seed's groups resampled within that seed, as
+rliable does; :func:`agents.stats.stratified_bootstrap`).  The best seed is
+the one whose *smallest* margin over the opponents is largest; ``--ship``
+copies its model to ``models/<variant>/`` and the report says it is the best
+of N.  With the run folders' ``eval_history.jsonl`` it also plots the
+training curves of all seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.model_files import WEIGHT_FILES
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_FILES = ("model.json", *WEIGHT_FILES)  # what a model folder holds (agents.model_files)
+BUILT_IN = ("random", "greedy", "expected_value", "search")
+
+
+def model_of(run: Path) -> Path:
+    """A run folder's exported model (``<run>/model``), or a model folder itself."""
+    for folder in (run / "model", run):
+        if (folder / "model.json").is_file():
+            return folder
+    raise ValueError(f"{str(run)!r} is neither a model folder nor a run folder with model/model.json")
+
+
+def margins(report: dict, learner: str, opponent: str) -> np.ndarray:
+    """Per duplicate group: the learner's mean per deal minus the opponent's."""
+    agents = report["result"]["agents"]
+    return np.asarray(agents[learner]["group_means"]) - np.asarray(agents[opponent]["group_means"])
+
+
+def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: int, seed: int,
+                   workers: int) -> dict[str, Any]:
+    """Every seed's model against every opponent; per-seed rows and the stratified aggregate."""
+    from agents.evaluate import evaluate_agent
+    from agents.stats import stratified_bootstrap
+
+    seeds: list[dict[str, Any]] = []
+    group_margins: dict[str, list[np.ndarray]] = {o: [] for o in opponents}
+    for run in runs:
+        folder = model_of(run)
+        spec = f"model:{folder}"
+        row: dict[str, Any] = {"run": str(run), "model": str(folder), "vs": {}}
+        config = run / "config.yaml"
+        if config.is_file():
+            import yaml
+
+            row["training_seed"] = yaml.safe_load(config.read_text()).get("seed")
+        for opponent in opponents:
+            started = time.monotonic()
+            report = evaluate_agent(spec, [opponent], variant=variant, deals=games, seed=seed, workers=workers)
+            versus = report["vs"][opponent]
+            group_margins[opponent].append(margins(report, report["name"], opponent))
+            row["vs"][opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
+                                   "ci99": versus["ci99"], "p_value": versus["p_value"],
+                                   "games": report["result"]["games"], "groups": report["result"]["groups"],
+                                   "seconds": time.monotonic() - started}
+            print(f"seeds: {folder}: vs {opponent}: {versus['difference']:+.3f} "
+                  f"[{versus['ci99'][0]:+.3f}, {versus['ci99'][1]:+.3f}] (99%)", file=sys.stderr, flush=True)
+        row["worst_margin"] = min(v["difference"] for v in row["vs"].values())
+        seeds.append(row)
+    aggregate = {o: stratified_bootstrap(group_margins[o], seed=seed) for o in opponents}
+    best = max(range(len(seeds)), key=lambda k: seeds[k]["worst_margin"])
+    return {"variant": variant, "games": games, "seed": seed, "opponents": opponents, "seeds": seeds,
+            "aggregate": aggregate, "best": best}
+
+
+def plot_curves(runs: list[Path], path: Path) -> bool:
+    """The seeds' training curves (margin over each evaluation baseline against steps)."""
+    histories = []
+    for run in runs:
+        history = run / "eval_history.jsonl"
+        if history.is_file():
+            histories.append((run.name, [json.loads(line) for line in history.read_text().splitlines() if line]))
+    if not any(points for _, points in histories):
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name, points in histories:
+        for opponent in points[0]["opponents"] if points else []:
+            steps = [p["steps"] for p in points]
+            ax.plot(steps, [p["opponents"][opponent]["diff"] for p in points], marker="o",
+                    label=f"{name} vs {opponent}")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("learner - opponent per deal")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def markdown(report: dict[str, Any], command: str, curves: str | None) -> str:
+    """The seeds section of docs/benchmark.md for one variant."""
+    n = len(report["seeds"])
+    lines = [f"Training seeds: {n} runs of one config; each model against each built-in agent over "
+             f"{report['games']} games (duplicate deals, standard lineup, arena seed {report['seed']}).", "",
+             f"`{command}`", "",
+             "| seed | run | " + " | ".join(f"vs {o} (99% CI)" for o in report["opponents"]) + " |",
+             "|---|---|" + "---:|" * len(report["opponents"])]
+    for k, row in enumerate(report["seeds"]):
+        cells = [f"{v['difference']:+.3f} [{v['ci99'][0]:+.3f}, {v['ci99'][1]:+.3f}]"
+                 for v in (row["vs"][o] for o in report["opponents"])]
+        mark = " **(best, shipped)**" if k == report["best"] else ""
+        lines.append(f"| {row.get('training_seed', k)} | `{Path(row['run']).name}`{mark} | " + " | ".join(cells)
+                     + " |")
+    lines += ["", "Aggregate over seeds x duplicate groups (stratified bootstrap, 95%):", "",
+              "| opponent | mean margin | 95% CI | IQM margin | 95% CI |", "|---|---:|---|---:|---|"]
+    for o, agg in report["aggregate"].items():
+        lines.append(f"| {o} | {agg['mean']:+.3f} | [{agg['mean_ci'][0]:+.3f}, {agg['mean_ci'][1]:+.3f}] | "
+                     f"{agg['iqm']:+.3f} | [{agg['iqm_ci'][0]:+.3f}, {agg['iqm_ci'][1]:+.3f}] |")
+    lines += ["", f"The shipped model is the best of {n} seeds (largest smallest margin over the opponents)."]
+    if curves:
+        lines += ["", f"![training curves]({curves})"]
+    return "\n".join(lines) + "\n"
+
+
+def ship(model: Path, destination: Path, force: bool) -> None:
+    """Copy the best seed's model files to ``destination``; refuse to replace files unless ``force``
+    (and then replace only a model's own files)."""
+    existing = [name for name in MODEL_FILES if (destination / name).exists()]
+    if existing and not force:
+        raise ValueError(f"{str(destination)!r} already holds {', '.join(existing)}: --force replaces them")
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in MODEL_FILES:
+        if (model / name).is_file():
+            shutil.copyfile(model / name, destination / name)
+        elif (destination / name).is_file():  # a replaced model's other weight file would be ambiguous
+            (destination / name).unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.seeds", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", required=True)
+    parser.add_argument("--runs", nargs="+", required=True, help="run folders (or model folders), one per seed")
+    parser.add_argument("--games", type=int, default=2000, help="games per seed and opponent")
+    parser.add_argument("--opponents", default=",".join(BUILT_IN))
+    parser.add_argument("--seed", type=int, default=1, help="the arena's seed (the same deals for every seed)")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--out", help="folder for seeds.json, seeds.md, training.png "
+                        "(default docs/benchmark/<variant>/seeds)")
+    parser.add_argument("--ship", help="copy the best seed's model here (e.g. models/<variant>)")
+    parser.add_argument("--force", action="store_true", help="with --ship: replace a model already there")
+    args = parser.parse_args(argv)
+    runs = [Path(r) for r in args.runs]
+    opponents = [o for o in args.opponents.split(",") if o]
+    try:
+        for run in runs:
+            model_of(run)
+        if args.ship and not args.force:
+            ship_to = Path(args.ship)
+            if any((ship_to / name).exists() for name in MODEL_FILES):
+                raise ValueError(f"{args.ship!r} already holds a model: --force replaces it")
+        report = evaluate_seeds(runs, args.variant, opponents, args.games, args.seed, args.workers)
+    except ValueError as error:
+        print(f"benchmarks.seeds: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else ROOT / "docs" / "benchmark" / args.variant / "seeds"
+    out.mkdir(parents=True, exist_ok=True)
+    curves = "training.png" if plot_curves(runs, out / "training.png") else None
+    command = " ".join(["python -m benchmarks.seeds", *(argv if argv is not None else sys.argv[1:])])
+    report["command"] = command
+    (out / "seeds.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "seeds.md").write_text(markdown(report, command, curves))
+    if args.ship:
+        ship(Path(report["seeds"][report["best"]]["model"]), Path(args.ship), args.force)
+    print(f"wrote {out}/seeds.md; best seed: {report['seeds'][report['best']]['run']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

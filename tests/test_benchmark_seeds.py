@@ -1,0 +1,70 @@
+"""``python -m benchmarks.seeds``: several training seeds judged together, on a size a test can afford."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from agents.learned import make_meta, save_model, weights_from_policy  # noqa: E402
+from agents.stats import stratified_bootstrap  # noqa: E402
+from benchmarks import seeds  # noqa: E402
+from commerce_env.rules import make_rules  # noqa: E402
+from commerce_env.single_agent import CommerceEnv  # noqa: E402
+
+
+def tiny_run(folder, seed):
+    """A run folder as `commerce train` leaves it: config.yaml, model/, eval_history.jsonl (untrained net)."""
+    torch.set_num_threads(1)
+    env = CommerceEnv(variant="old_game", num_players=4, opponents=["random"])
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=64, batch_size=64,
+                                    policy_kwargs=dict(net_arch=[16]))
+    weights, network = weights_from_policy(model.policy)
+    save_model(folder / "model", weights, make_meta(make_rules("old_game"), 4, network), use_safetensors=False)
+    (folder / "config.yaml").write_text(f"seed: {seed}\n")
+    point = {"steps": 1000 * (seed + 1), "opponents": {"greedy": {"diff": 0.1 * seed}}}
+    (folder / "eval_history.jsonl").write_text(json.dumps(point) + "\n")
+    return folder
+
+
+def test_seeds_report_per_seed_the_aggregate_and_ship_the_best(tmp_path):
+    runs = [tiny_run(tmp_path / f"run{s}", s) for s in range(2)]
+    out, shipped = tmp_path / "out", tmp_path / "models" / "old_game"
+    argv = ["--variant", "old_game", "--runs", *map(str, runs), "--games", "16", "--opponents", "random,greedy",
+            "--out", str(out), "--ship", str(shipped)]
+    assert seeds.main(argv) == 0
+    report = json.loads((out / "seeds.json").read_text())
+    assert [row["training_seed"] for row in report["seeds"]] == [0, 1]
+    for row in report["seeds"]:
+        assert set(row["vs"]) == {"random", "greedy"}
+        assert row["worst_margin"] == min(v["difference"] for v in row["vs"].values())
+    best = report["seeds"][report["best"]]
+    assert best["worst_margin"] == max(row["worst_margin"] for row in report["seeds"])
+    assert (shipped / "model.json").read_bytes() == (runs[report["best"]] / "model" / "model.json").read_bytes()
+    # The aggregate pools both seeds' duplicate groups: its mean is the mean of the per-seed group margins.
+    for opponent, agg in report["aggregate"].items():
+        groups = [row["vs"][opponent]["groups"] for row in report["seeds"]]
+        assert agg["scores"] == sum(groups) and agg["strata"] == 2
+        assert agg["mean_ci"][0] <= agg["mean"] <= agg["mean_ci"][1]
+    text = (out / "seeds.md").read_text()
+    assert "best of 2 seeds" in text and "(best, shipped)" in text and "IQM" in text
+    assert (out / "training.png").read_bytes()[:4] == b"\x89PNG"
+    # A second --ship onto the shipped model is refused (nothing replaced without --force), before playing.
+    before = (shipped / "model.json").read_bytes()
+    assert seeds.main(argv) == 2
+    assert (shipped / "model.json").read_bytes() == before
+
+
+def test_a_folder_without_a_model_is_refused_naming_it(tmp_path, capsys):
+    assert seeds.main(["--variant", "old_game", "--runs", str(tmp_path)]) == 2
+    assert str(tmp_path) in capsys.readouterr().err
+
+
+def test_seed_margins_are_model_minus_opponent_per_group():
+    report = {"result": {"agents": {"m": {"group_means": [1.0, 0.5]}, "o": {"group_means": [0.25, 0.5]}}}}
+    assert seeds.margins(report, "m", "o").tolist() == [0.75, 0.0]
+    assert stratified_bootstrap([np.array([0.75, 0.0])], samples=10)["mean"] == pytest.approx(0.375)
