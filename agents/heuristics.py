@@ -25,6 +25,7 @@ from commerce_env.engine.actions import (
     GIVE,
     KEEP_HAND,
     KNOCK,
+    NO_HORSE,
     OFFER,
     PASS,
     READY_MONEY,
@@ -35,6 +36,7 @@ from commerce_env.engine.base import (
     HORSE,
     LAST_EXCHANGE,
     REPLY,
+    SHOW,
     STAND_CHOICE,
     WIDOW_CHOICE,
     Game,
@@ -187,15 +189,64 @@ class GreedyAgent(Agent):
 
 
 # --------------------------------------------------------- expected value
-class WinModel:
-    """The chance that a hand is the best at the table, given what a seat knows.
+def deal_history(view: SeatView) -> list[tuple[int, str, tuple[int | None, ...]]]:
+    """The public actions of the current deal: the history after the last showdown (R11)."""
+    history = view.history
+    for index in range(len(history) - 1, -1, -1):
+        if history[index][1] == SHOW:
+            return list(history[index + 1:])
+    return list(history)
 
-    Each opponent whose hand is not public holds three cards drawn from the
-    cards this seat has not seen; an opponent whose whole hand is public holds
-    exactly it.  Ties count half.  Opponents are taken as independent.
+
+def finished_seats(view: SeatView, kinds: tuple[str, ...] = ("stand", "pass")) -> set[int]:
+    """The seats that stood or passed this deal and take no further turns (R8.2)."""
+    if not view.engine.pass_ends_turns:  # R6.3: a widow pass lets one turn go
+        return set()
+    return {seat for seat, kind, _ in deal_history(view) if kind in kinds}
+
+
+@cache
+def _life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
+    """Each player's chance to be the last one with lives (R9.5) when every deal takes
+    one life from a player chosen uniformly among those still in (R9.3)."""
+    alive = [s for s, n in enumerate(lives) if n > 0]
+    if len(alive) <= 1:
+        return tuple(1.0 if n > 0 else 0.0 for n in lives)
+    shares = np.zeros(len(lives))
+    for loser in alive:
+        fewer = list(lives)
+        fewer[loser] -= 1
+        shares += np.array(_life_shares(tuple(fewer)))
+    return tuple(shares / len(alive))
+
+
+def life_value(lives: Sequence[int], seat: int, pool: int) -> float:
+    """What ``seat`` loses, in money, by being this deal's worst hand rather than another
+    player (R9.3, R9.5): its share of the pool falls with each life it gives up."""
+    alive = [s for s, n in enumerate(lives) if n > 0 and s != seat]
+    if lives[seat] <= 0 or not alive:
+        return 0.0
+
+    def share(loser: int) -> float:
+        fewer = list(lives)
+        fewer[loser] -= 1
+        return _life_shares(tuple(fewer))[seat]
+
+    return pool * (sum(share(s) for s in alive) / len(alive) - share(seat))
+
+
+class WinModel:
+    """The chance that a hand is the best (or the worst) at the table, given what a seat knows.
+
+    Each opponent holds the cards known to be in his hand (``view.public_hands``:
+    table cards he took, R6.3, R8.2; the widow he took, R6.2; a card bartered to
+    him, R5.4) and the rest drawn from the cards this seat has not seen.  An
+    opponent in ``improving`` (one who will still exchange with the face-up
+    table before the showdown) is credited with the best single exchange with
+    the table as it is now.  Ties count half.  Opponents are taken as independent.
     """
 
-    def __init__(self, view: SeatView):
+    def __init__(self, view: SeatView, improving: Sequence[int] = ()):
         self.engine, self.combinations = view.engine, view.rules.combinations
         self.value = value_function(self.engine, self.combinations)
         self.unseen = np.array(view.unseen, dtype=np.intp)
@@ -204,11 +255,48 @@ class WinModel:
         self._inside = mask[TRIPLES[:, 0]] & mask[TRIPLES[:, 1]] & mask[TRIPLES[:, 2]]
         keys, order = _sorted_keys(self.engine, self.combinations)
         self.sorted_keys = keys[self._inside[order]]  # the unseen hands' values, ascending
-        known = view.known_hands()
-        self.known_values = np.array([self.value(cards) for cards in known.values()])
+        self.table = tuple(view.table)
         opponents = [s for s in view.order if s != view.seat]
-        self.unknown_opponents = len(opponents) - len(known)
+        self.opponent_keys: list[np.ndarray] = []  # each opponent's possible values, ascending
+        shared: dict[tuple[tuple[int, ...], bool], np.ndarray] = {}
+        for seat in opponents:
+            known = view.public_hands[seat]
+            better = seat in improving and len(self.table) == 3
+            if (known, better) not in shared:
+                shared[known, better] = self._values(known, better)
+            self.opponent_keys.append(shared[known, better])
+        known_hands = view.known_hands()
+        self.known_values = np.array([self.value(cards) for cards in known_hands.values()])
+        self.unknown_opponents = len(opponents) - len(known_hands)
         self._given: np.ndarray | None = None
+
+    def _hands(self, known: tuple[int, ...]) -> np.ndarray:
+        """Every hand (rows of three cards) an opponent holding ``known`` may have."""
+        if not known:
+            return TRIPLES[self._inside]
+        rest = [c for c in self.unseen.tolist() if c not in known]
+        missing = 3 - len(known)
+        if missing <= 0:
+            return np.array([known[:3]], dtype=np.intp)
+        filler = np.array(list(combinations(rest, missing)), dtype=np.intp).reshape(-1, missing)
+        if len(filler) == 0:
+            return np.zeros((0, 3), dtype=np.intp)
+        return np.column_stack([np.tile(np.array(known, dtype=np.intp), (len(filler), 1)), filler])
+
+    def _values(self, known: tuple[int, ...], better: bool) -> np.ndarray:
+        if not known and not better:
+            return self.sorted_keys
+        hands = self._hands(known)
+        if len(hands) == 0:
+            return np.zeros(0, dtype=np.int64)
+        a, b, c = hands[:, 0], hands[:, 1], hands[:, 2]
+        values = self.engine.values_of(a, b, c, self.combinations)
+        if better:  # R6.3, R8.2: his best exchange with the table as it lies
+            for card in self.table:
+                t = np.full(len(hands), card, dtype=np.intp)
+                for swapped in ((t, b, c), (a, t, c), (a, b, t)):
+                    values = np.maximum(values, self.engine.values_of(*swapped, self.combinations))
+        return np.sort(values)
 
     @property
     def given_card_weights(self) -> np.ndarray:
@@ -220,18 +308,31 @@ class WinModel:
             self._given = weights / weights.sum() if weights.sum() else weights
         return self._given
 
-    def win_probability(self, values: np.ndarray | int) -> np.ndarray:
-        values = np.asarray(values)
-        keys = self.sorted_keys
-        if len(keys):
+    def _beats(self, values: np.ndarray) -> list[np.ndarray]:
+        """For each opponent, the chance that ``values`` beats his hand (ties half)."""
+        chances = []
+        for keys in self.opponent_keys:
+            if len(keys) == 0:
+                chances.append(np.ones(values.shape))
+                continue
             below = np.searchsorted(keys, values, side="left")
             equal = np.searchsorted(keys, values, side="right") - below
-            beat_one = (below + 0.5 * equal) / len(keys)
-        else:
-            beat_one = np.ones(values.shape)
-        probability = beat_one ** self.unknown_opponents
-        for other in self.known_values:
-            probability = probability * np.where(values > other, 1.0, np.where(values == other, 0.5, 0.0))
+            chances.append((below + 0.5 * equal) / len(keys))
+        return chances
+
+    def win_probability(self, values: np.ndarray | int) -> np.ndarray:
+        values = np.asarray(values)
+        probability = np.ones(values.shape)
+        for beat in self._beats(values):
+            probability = probability * beat
+        return probability
+
+    def worst_probability(self, values: np.ndarray | int) -> np.ndarray:
+        """The chance that ``values`` is the lowest hand at the table (R3.4; ties half)."""
+        values = np.asarray(values)
+        probability = np.ones(values.shape)
+        for beat in self._beats(values):
+            probability = probability * (1.0 - beat)
         return probability
 
     def after_swap(self, hand: Sequence[int], slot: int, weights: np.ndarray | None = None) -> float:
@@ -256,21 +357,35 @@ class WinModel:
 
 
 class ExpectedValueAgent(Agent):
-    """Chooses by exact expectations over the unseen cards (see docs/agents.md)."""
+    """Chooses by exact expectations over the unseen cards (see docs/agents.md).
+
+    ``knock_threshold``: the chance to win at which it knocks or stands after a
+    trade (R5.5, R5.6) or declines (R7.2).  With a face-up table the chance is
+    reckoned against what the others will hold at the showdown, and it stops at
+    ``close_threshold`` when the stop ends the drawing (a knock, R6.4; the second
+    stand, R8.3) and at ``stand_threshold`` when it leaves the others drawing (a
+    first stand, R8.2).
+    """
 
     name = "expected_value"
 
-    def __init__(self, knock_threshold: float = 0.35):
-        if not 0.0 <= knock_threshold <= 1.0:
-            raise ValueError(f"knock_threshold must lie in [0, 1], got {knock_threshold!r}")
+    def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.5):
+        for name, threshold in (("knock_threshold", knock_threshold), ("stand_threshold", stand_threshold),
+                                ("close_threshold", close_threshold)):
+            if not 0.0 <= threshold <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {threshold!r}")
         self.knock_threshold = knock_threshold
+        self.stand_threshold = stand_threshold
+        self.close_threshold = close_threshold
 
     def act(self, view: SeatView) -> int:
         phase, legal = view.phase, view.legal_actions
         if len(legal) == 1:
             return legal[0]
         if phase == HORSE:
-            return BUY_HORSE
+            return self._horse(view)
+        if view.engine.has_table and phase != WIDOW_CHOICE:
+            return self._exchange(view, legal)
         model = WinModel(view)
         value, threshold = model.value, self.knock_threshold
         if phase == WIDOW_CHOICE:  # R6.2: the face-up widow against an unseen hand
@@ -280,17 +395,70 @@ class ExpectedValueAgent(Agent):
         now = float(model.win_probability(value(hand)))
         if phase == STAND_CHOICE:
             return STAND if now >= threshold else CONTINUE
-        if view.engine.blind_trades:
-            return self._trade(view, model, hand, now, legal)
-        stop = KNOCK if KNOCK in legal else STAND
-        if now >= threshold and phase != LAST_EXCHANGE:
-            return stop
-        action, best = best_exchange(hand, view.table, legal, value)
-        if action >= 0 and float(model.win_probability(best)) > now:
-            return action
-        if PASS in legal and (phase == LAST_EXCHANGE or KNOCK in legal):  # R6.3's pass lets a turn go
+        return self._trade(view, model, hand, now, legal)
+
+    # ------------------------------------------------------- face-up table
+    def _score(self, view: SeatView, model: WinModel, values: np.ndarray | int) -> np.ndarray:
+        """A hand's worth at the showdown on a 0-1 scale: the chance to win (R6.4, R8.4); in
+        pool commerce the payout for the best hand and the pool share a life is worth, lost
+        by the worst hand (R9.3), weighed by the lives and the pool now (:func:`life_value`)."""
+        win = model.win_probability(values)
+        if not view.engine.plays_for_money:
+            return win
+        payout = float(min(view.rules.payout, view.pool))
+        life = life_value(view.counters, view.seat, view.pool)
+        if payout + life <= 0:
+            return win
+        return (payout * win + life * (1.0 - model.worst_probability(values))) / (payout + life)
+
+    def _exchange(self, view: SeatView, legal: Sequence[int]) -> int:
+        """R6.3, R8.2-R8.3: stop (knock, stand) once the hand is good enough against what the
+        others will hold at the showdown, else the exchange that is worth most then."""
+        value, hand, phase = value_function(view.engine, view.rules.combinations), view.hand, view.phase
+        knock = KNOCK in legal  # R6.4: a knock stops all drawing at once
+        # Who still exchanges before the showdown (R8.2-R8.3): everyone who has neither stood
+        # nor passed.  With a knock (R6.4) any turn may be the last, so nobody is counted on to.
+        done = finished_seats(view)
+        improving = [] if knock else [s for s in view.order if s != view.seat and s not in done]
+        later = WinModel(view, improving)
+        now_value = value(hand)
+        # A knock, or the second stand (R8.3), ends the drawing; a first stand leaves the others drawing.
+        closes = knock or bool(finished_seats(view, ("stand",)))
+        threshold = self.close_threshold if closes else self.stand_threshold
+        exchanges = [a for a in legal if a >= EXCHANGE]
+        values = []
+        for action in exchanges:
+            own, slot = divmod(action - EXCHANGE, 3)
+            cards = list(hand)
+            cards[own] = view.table[slot]
+            values.append(value(cards))
+        keep = float(self._score(view, later, now_value))
+        best, gain = -1, False
+        if exchanges:
+            scores = self._score(view, later, np.array(values))
+            best = int(np.argmax(scores))
+            gain = float(scores[best]) > keep
+        # The chance to win decides when to stop; the choice of exchange weighs all that is at stake.
+        # A stand leaves the others drawing for a while (R8.2-R8.3), so a gaining exchange comes first.
+        first = not knock and gain
+        if phase != LAST_EXCHANGE and not first and float(later.win_probability(now_value)) >= threshold:
+            return KNOCK if knock else STAND
+        # While turns remain, an exchange that loses nothing keeps the hand drawing (R8.2: a
+        # stand or a pass ends this player's turns); the last exchange must gain (R8.3).
+        drawing = view.engine.pass_ends_turns and phase != LAST_EXCHANGE
+        if exchanges and (gain or (drawing and float(scores[best]) == keep)):
+            return exchanges[best]
+        if PASS in legal and (phase == LAST_EXCHANGE or knock):  # R6.3's pass lets a turn go
             return PASS
-        return stop
+        return KNOCK if knock else STAND
+
+    def _horse(self, view: SeatView) -> int:
+        """R9.4: buy the horse when the life it buys is worth its price in pool share."""
+        price = view.rules.horse_price
+        lives = list(view.counters)
+        lives[view.seat] += 1
+        share = _life_shares(tuple(lives))[view.seat]
+        return BUY_HORSE if (view.pool + price) * share > price else NO_HORSE
 
     def _trade(self, view: SeatView, model: WinModel, hand: Sequence[int], now: float,
                legal: Sequence[int]) -> int:

@@ -106,20 +106,11 @@ def beats_every_agent(variant: str, model: dict[str, Any]) -> bool:
     return all(row["ci99"][0] > 0 and row["games"] >= required_games(variant) for row in model.values())
 
 
-def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
-    """docs/benchmark.md: the headline, then one section per variant (paths relative to ``docs``)."""
-    def link(*parts: str) -> str:
-        return os.path.relpath(out.joinpath(*parts), docs)
-
-    lines = ["# Benchmark: every variant, every built-in agent and the shipped models", "",
-             "Rules: docs/rules.md, R12 defaults, 4 players. A *game* is one deal for trade and barter "
-             "and the old game, one whole match otherwise; rewards are per deal (counters, or money in "
-             "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md). "
-             "Each variant's section says the command that made it, its seed and the versions; "
-             "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
-    lines += ["## Headline", "", "| variant | best built-in agent | its mean per deal (95% CI) | "
-              "shipped model's margin over it (95% CI) | 99% CI | p | games | model beats every built-in "
-              "agent at 99% |", "|---|---|---:|---:|---|---:|---:|---|"]
+def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
+    """The headline table: each variant's best built-in agent and the shipped model's margin over it."""
+    lines = ["| variant | best built-in agent | its mean per deal (95% CI) | "
+             "shipped model's margin over it (95% CI) | 99% CI | p | games | model beats every built-in "
+             "agent at 99% |", "|---|---|---:|---:|---|---:|---:|---|"]
     for variant, section in sections.items():
         table = section["built_in"]
         best = max(table["agents"], key=lambda n: table["agents"][n]["mean"])
@@ -136,6 +127,21 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
             cells = ["no shipped model", "", "", "", ""]
         lines.append(f"| {variant} | {best} | {a['mean']:+.3f} [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
                      + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
+    """docs/benchmark.md: the headline, then one section per variant (paths relative to ``docs``)."""
+    def link(*parts: str) -> str:
+        return os.path.relpath(out.joinpath(*parts), docs)
+
+    lines = ["# Benchmark: every variant, every built-in agent and the shipped models", "",
+             "Rules: docs/rules.md, R12 defaults, 4 players. A *game* is one deal for trade and barter "
+             "and the old game, one whole match otherwise; rewards are per deal (counters, or money in "
+             "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md). "
+             "Each variant's section says the command that made it, its seed and the versions; "
+             "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
+    lines += ["## Headline", "", *headline(sections)]
     for variant, section in sections.items():
         table = section["built_in"]
         lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
@@ -213,6 +219,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+README_START, README_END = "<!-- benchmark-headline:start -->", "<!-- benchmark-headline:end -->"
+
+
+def update_readme(path: Path, sections: dict[str, dict[str, Any]]) -> bool:
+    """Put the headline between the README's markers (only there); False if it has none."""
+    if not path.is_file():
+        return False
+    text = path.read_text()
+    if text.count(README_START) != 1 or text.count(README_END) != 1 or text.index(README_START) > text.index(
+            README_END):
+        return False
+    before, rest = text.split(README_START)
+    after = rest.split(README_END)[1]
+    path.write_text(before + README_START + "\n" + "\n".join(headline(sections)) + "\n" + README_END + after)
+    return True
+
+
 def saved_sections(out: Path) -> dict[str, dict[str, Any]]:
     """Every variant's last saved section under ``out``, in the order of VARIANTS."""
     sections = {}
@@ -235,13 +258,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
     parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
+    parser.add_argument("--readme", default=str(ROOT / "README.md"),
+                        help="README whose headline block (between its markers) gets the headline")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     report = run(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
-    Path(args.markdown).write_text(markdown(saved_sections(out), out, Path(args.markdown).parent))
+    sections = saved_sections(out)
+    Path(args.markdown).write_text(markdown(sections, out, Path(args.markdown).parent))
+    if not update_readme(Path(args.readme), sections):
+        print(f"{args.readme}: no headline markers, left as it is", file=sys.stderr)
     print(f"wrote {args.markdown} and {args.out}/", file=sys.stderr)
     return 0
 

@@ -35,10 +35,12 @@ def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_
     seeds = out / "old_game" / "seeds"
     seeds.mkdir(parents=True)
     (seeds / "seeds.md").write_text("Training seeds: 3 runs\n\n![training curves](training.png)\n")
-    assert suite.main(["--quick", "--variants", "trade_barter", "--workers", "1",
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\nintro\n{suite.README_START}\nold headline\n{suite.README_END}\n\n## More\n")
+    assert suite.main(["--quick", "--variants", "trade_barter", "--workers", "1", "--readme", str(readme),
                        "--models", str(models), "--out", str(out), "--markdown", str(md)]) == 0
     # A later command for another variant keeps the first one's section in the page.
-    assert suite.main(["--quick", "--variants", "old_game", "--workers", "1",
+    assert suite.main(["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(readme),
                        "--models", str(models), "--out", str(out), "--markdown", str(md)]) == 0
     report = json.loads((out / "suite.json").read_text())
     old = report["variants"]["old_game"]
@@ -54,7 +56,20 @@ def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_
     headline = next(line for line in text.splitlines() if line.startswith("| old_game |"))
     assert "not shown: fewer than 20000 games" in headline or "| no |" in headline  # 8 games prove nothing
     assert "too few for the 99%-over-20000 claim" in text
+    # The README's headline block is the page's headline; the rest of the README is untouched.
+    new = readme.read_text()
+    assert new.startswith("# Title\n\nintro\n") and new.endswith("\n\n## More\n") and "old headline" not in new
+    assert headline in new and "| trade_barter |" in new
     assert "| old_game |" in text and "no shipped model" in text
     assert "not meaningful" in text  # a quick run says its samples are too small
     assert (out / "old_game" / "built_in" / "mean_reward.png").is_file()
     assert report["versions"]["numpy"] != "not installed"
+
+
+def test_a_readme_without_the_headline_markers_is_left_alone(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# no markers\n")
+    assert not suite.update_readme(readme, {})
+    assert readme.read_text() == "# no markers\n"
+    readme.write_text(f"{suite.README_END}\n{suite.README_START}\n")  # out of order
+    assert not suite.update_readme(readme, {})

@@ -77,6 +77,7 @@ class Game:
     has_stock = False  # R5.3: cards are traded for ready money from a stock
     blind_trades = False  # R5.4, R7.2: cards change hands face down with the left neighbour
     plays_for_money = False  # R9: rewards count money; lives are apart from it
+    pass_ends_turns = False  # R8.2: a player who stands or passes takes no further turns
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,

@@ -17,6 +17,7 @@ class OldGame(Game):
     variant = "old_game"
     antes = False  # R8.4: no ante and no pool
     has_table = True
+    pass_ends_turns = True  # R8.2
 
     def _begin_deal(self) -> None:
         self.stood: list[int] = []
