@@ -43,16 +43,34 @@ class _KnownRecords:
     """One game's record as each seat knows it: the masked entries and, without the
     ``deal`` entries, the ``(seat, kind, cards)`` of the view's ``history``."""
 
-    __slots__ = ("record", "entries", "history", "last")
+    __slots__ = ("record", "sources", "entries", "history")
 
     def __init__(self, record: list[Entry], num_players: int):
         self.record = record  # the game's list: a game given a new record gets new copies
+        self.sources: list[Entry] = []  # the record's entries masked so far (for any seat)
         self.entries: list[list[Entry]] = [[] for _ in range(num_players)]
         self.history: list[list[tuple]] = [[] for _ in range(num_players)]
-        self.last: list[Entry | None] = [None] * num_players  # the record entry masked last, by seat
+
+    def share(self, previous: _KnownRecords) -> None:
+        """Start from ``previous``'s masks of the entries both records hold (the same
+        objects: a clone's, or a replay's next state's), so that a game and its copies
+        hold one set of masked tuples (memory), not one each."""
+        record, sources = self.record, previous.sources
+        same, limit = 0, min(len(record), len(sources))
+        while same < limit and record[same] is sources[same]:
+            same += 1
+        if not same or len(previous.entries) != len(self.entries):
+            return
+        self.sources = sources[:same]
+        for seat, (entries, history) in enumerate(zip(previous.entries, previous.history, strict=True)):
+            kept = min(same, len(entries))
+            deals = sum(1 for entry in sources[:kept] if entry[1] == DEAL)
+            self.entries[seat] = entries[:kept]
+            self.history[seat] = history[:kept - deals]
 
 
 _KNOWN: weakref.WeakKeyDictionary[Game, _KnownRecords] = weakref.WeakKeyDictionary()
+_LAST: list[_KnownRecords] = []  # the copies used last: a new game's record often starts as theirs
 
 
 def known_record(game: Game, seat: int) -> tuple[list[Entry], list[tuple]]:
@@ -66,23 +84,28 @@ def known_record(game: Game, seat: int) -> tuple[list[Entry], list[tuple]]:
     """
     record = game.record
     known = _KNOWN.get(game)
-    if known is None or known.record is not record:
+    entries = None if known is None or known.record is not record else known.entries[seat]
+    if entries is not None and entries and (len(entries) > len(record)
+                                            or record[len(entries) - 1] is not known.sources[len(entries) - 1]):
+        entries = None  # the record was rewritten in place (tests do; the engine only appends)
+    if entries is None:
         known = _KNOWN[game] = _KnownRecords(record, game.num_players)
-    entries, history = known.entries[seat], known.history[seat]
+        if _LAST:
+            known.share(_LAST[0])
+        entries = known.entries[seat]
+    _LAST[:] = [known]
+    history, sources = known.history[seat], known.sources
     done = len(entries)
-    if done > len(record) or (done and record[done - 1] is not known.last[seat]):
-        # The record was rewritten in place (tests do; the engine only appends): start again.
-        entries.clear()
-        history.clear()
-        done = 0
     if done < len(record):
         bit = game.seat_bits[seat]
-        for entry in record[done:]:
+        for index in range(done, len(record)):
+            entry = record[index]
+            if index == len(sources):
+                sources.append(entry)
             mine = masked(entry, bit)
             entries.append(mine)
             if mine[1] != DEAL:
                 history.append((mine[0], mine[1], mine[2]))
-        known.last[seat] = record[-1]
     return entries, history
 
 

@@ -113,3 +113,20 @@ def test_a_new_record_gets_new_masks():
     seat_view(game, 1)
     game.record[-2:] = [(s, kind, cards, tuple(0 for _ in seen)) for s, kind, cards, seen in game.record[-2:]]
     _assert_same_bytes(game, 1)  # nothing of the rewritten entries is seen now
+
+
+def test_copies_of_a_game_share_its_masked_entries():
+    # Memory: a replay keeps a clone after every action (commerce_env.replay); their views hold one
+    # set of masked tuples between them, not one each, and still pickle as the recomputed ones.
+    game = new_game(make_rules("pool", deals=2), 4, rng=random.Random(5))
+    rng, states = random.Random(5), []
+    while not game.over and len(states) < 40:
+        states.append(game.clone())
+        game.apply(rng.choice(game.legal_actions()))
+    views = [seat_view(state, 2) for state in states]
+    first, last = views[0], views[-1]
+    assert len(last._past) + len(last._deal) > len(first._past) + len(first._deal)
+    shared = [*first._past, *first._deal]
+    assert all(a is b for a, b in zip(shared, [*last._past, *last._deal], strict=False))
+    for state in states[::7]:
+        _assert_same_bytes(state, 2)
