@@ -192,7 +192,7 @@ def finished_seats(view: SeatView, kinds: tuple[str, ...] = ("stand", "pass")) -
 
 
 @cache
-def _life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
+def life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
     """Each player's chance to be the last one with lives (R9.5) when every deal takes
     one life from a player chosen uniformly among those still in (R9.3)."""
     alive = [s for s, n in enumerate(lives) if n > 0]
@@ -202,7 +202,7 @@ def _life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
     for loser in alive:
         fewer = list(lives)
         fewer[loser] -= 1
-        shares += np.array(_life_shares(tuple(fewer)))
+        shares += np.array(life_shares(tuple(fewer)))
     return tuple(shares / len(alive))
 
 
@@ -216,7 +216,7 @@ def life_value(lives: Sequence[int], seat: int, pool: int) -> float:
     def share(loser: int) -> float:
         fewer = list(lives)
         fewer[loser] -= 1
-        return _life_shares(tuple(fewer))[seat]
+        return life_shares(tuple(fewer))[seat]
 
     return pool * (sum(share(s) for s in alive) / len(alive) - share(seat))
 
@@ -444,7 +444,7 @@ class ExpectedValueAgent(Agent):
         price = view.rules.horse_price
         lives = list(view.counters)
         lives[view.seat] += 1
-        share = _life_shares(tuple(lives))[view.seat]
+        share = life_shares(tuple(lives))[view.seat]
         return A.BUY_HORSE if (view.pool + price) * share > price else A.NO_HORSE
 
     def _trade(self, view: SeatView, model: WinModel, hand: Sequence[int], now: float,
@@ -471,5 +471,5 @@ class ExpectedValueAgent(Agent):
         return max(options)[1]
 
 
-__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "greedy_action", "greedy_choice",
-           "quantile_key", "value_function", "worst_slot"]
+__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "finished_seats", "greedy_action", "greedy_choice",
+           "life_shares", "life_value", "quantile_key", "value_function", "worst_slot"]

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.heuristics import ExpectedValueAgent, WinModel, _life_shares, finished_seats, life_value
+from agents.heuristics import ExpectedValueAgent, WinModel, finished_seats, life_shares, life_value
+from agents.search import SearchAgent, deal_value
 from commerce_env.cards import parse_cards
 from commerce_env.engine import actions as A
 from commerce_env.engine import new_game
@@ -92,23 +93,23 @@ def test_who_stood_or_passed_is_read_from_this_deals_history():  # R8.2
 
 
 def test_life_shares_by_hand():  # R9.3, R9.5: one life lost per deal, the last with lives takes the pool
-    assert _life_shares((1, 1)) == pytest.approx((0.5, 0.5))
+    assert life_shares((1, 1)) == pytest.approx((0.5, 0.5))
     # Two lives against one: the first loser is either, then 50-50 at (1, 1).
-    assert _life_shares((2, 1)) == pytest.approx((0.75, 0.25))
-    assert _life_shares((0, 2, 2)) == pytest.approx((0.0, 0.5, 0.5))
+    assert life_shares((2, 1)) == pytest.approx((0.75, 0.25))
+    assert life_shares((0, 2, 2)) == pytest.approx((0.0, 0.5, 0.5))
 
 
 @settings(max_examples=40, deadline=None)
 @given(lives=st.lists(st.integers(0, 4), min_size=2, max_size=5).filter(lambda x: sum(1 for n in x if n) >= 1))
 def test_life_shares_are_a_distribution_that_grows_with_lives(lives):  # R9.5
-    shares = _life_shares(tuple(lives))
+    shares = life_shares(tuple(lives))
     assert sum(shares) == pytest.approx(1.0)
     for seat, n in enumerate(lives):
         if n == 0:
             assert shares[seat] == 0.0
         more = list(lives)
         more[seat] += 1
-        assert _life_shares(tuple(more))[seat] >= shares[seat] - 1e-12
+        assert life_shares(tuple(more))[seat] >= shares[seat] - 1e-12
         if n:
             assert life_value(lives, seat, 48) >= -1e-9  # losing a life never helps
 
@@ -135,3 +136,26 @@ def test_expected_value_weighs_the_horse_against_its_share_of_the_pool():  # R9.
     assert ExpectedValueAgent().act(view) == A.NO_HORSE
     # ... and worth buying when it costs next to nothing.
     assert ExpectedValueAgent().act(_horse_view(0)) == A.BUY_HORSE
+
+
+def test_search_rolls_out_the_stops_and_the_best_exchanges():  # R8.2
+    game = _old_game("KS KH 7D", "AS 7C 4S")
+    view = seat_view(game, 0)
+    agent = SearchAgent(worlds=2, seed=0, candidates=3)
+    agent.act(view)
+    exchanges = [a for a in view.legal_actions if a >= A.EXCHANGE]
+    best = sorted((view.hand_value(_after(view, a)) for a in exchanges), reverse=True)[:3]
+    tried = [a for a in agent.last_values if a >= A.EXCHANGE]
+    assert {A.STAND, A.PASS} <= set(agent.last_values)
+    assert len(tried) == 3
+    assert sorted((view.hand_value(_after(view, a)) for a in tried), reverse=True) == best
+
+
+def test_search_values_the_pool_by_the_chance_of_outlasting_the_others():  # R9.5
+    game = new_game(make_rules("pool"), 4, seed=3)
+    game.counters[:] = [1, 3, 3, 3]
+    game.money[:] = [-12, -12, -12, -12]
+    shares = life_shares((1, 3, 3, 3))
+    assert deal_value(game, 0) == pytest.approx(-12 + game.pool * shares[0])
+    assert sum(deal_value(game, s) for s in range(4)) == pytest.approx(-48 + game.pool)
+    assert deal_value(game, 0) < deal_value(game, 1)
