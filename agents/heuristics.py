@@ -346,7 +346,8 @@ class ExpectedValueAgent(Agent):
     """Chooses by exact expectations over the unseen cards (see docs/agents.md).
 
     ``knock_threshold``: the chance to win at which it knocks or stands after a
-    trade (R5.5, R5.6) or declines (R7.2).  With a face-up table the chance is
+    trade (R5.5, R5.6); ``decline_threshold``: at which it declines to exchange
+    in My Ship Sails (R7.2), where a decline ends nothing.  With a face-up table the chance is
     reckoned against what the others will hold at the showdown, and it stops at
     ``close_threshold`` when the stop ends the drawing (a knock, R6.4; the second
     stand, R8.3) and at ``stand_threshold`` when it leaves the others drawing (a
@@ -356,14 +357,15 @@ class ExpectedValueAgent(Agent):
     name = "expected_value"
 
     def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.5,
-                 seed: int | None = None):
+                 decline_threshold: float = 0.7, seed: int | None = None):
         for name, threshold in (("knock_threshold", knock_threshold), ("stand_threshold", stand_threshold),
-                                ("close_threshold", close_threshold)):
+                                ("close_threshold", close_threshold), ("decline_threshold", decline_threshold)):
             if not 0.0 <= threshold <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {threshold!r}")
         self.knock_threshold = knock_threshold
         self.stand_threshold = stand_threshold
         self.close_threshold = close_threshold
+        self.decline_threshold = decline_threshold
 
     def act(self, view: SeatView) -> int:
         phase, legal = view.phase, view.legal_actions
@@ -459,6 +461,8 @@ class ExpectedValueAgent(Agent):
                 return A.KNOCK
             return action
         stop = A.KNOCK if A.KNOCK in legal else A.DECLINE
+        if stop == A.DECLINE:  # R7.2: a decline stops nothing, and the others still exchange
+            threshold = self.decline_threshold
         if now >= threshold:
             return stop
         cost = 0 if view.seat == view.dealer else 1

@@ -159,3 +159,13 @@ def test_search_values_the_pool_by_the_chance_of_outlasting_the_others():  # R9.
     assert deal_value(game, 0) == pytest.approx(-12 + game.pool * shares[0])
     assert sum(deal_value(game, s) for s in range(4)) == pytest.approx(-48 + game.pool)
     assert deal_value(game, 0) < deal_value(game, 1)
+
+
+def test_expected_value_fishes_for_a_ship_with_a_middling_suit_pair():  # R7.2, R7.3, R7.4
+    # 10 9 of spades: 19 pips, ahead of most hands now, but a decline ends nothing and the
+    # others still exchange; it offers the odd card to draw toward a flush.
+    hands = ["10S 9S 2D", "2C 3H 5S", "4C 6D 8S", "3C 7H 10D"]
+    game = new_game(make_rules("my_ship_sails"), 4, decks=[parse_cards(make_deck(hands, 3))], dealer=3)
+    view = seat_view(game, 0)
+    assert view.action_text(ExpectedValueAgent().act(view)) == "offer 2D"
+    assert view.action_text(ExpectedValueAgent(decline_threshold=0.35).act(view)) == "decline"
