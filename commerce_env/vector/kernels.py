@@ -61,7 +61,7 @@ NUM_PS = 15
 # Card bit sets (bit c = card c), three per seat from p[P_BITS_AT].
 B_GAVE_LEFT, B_GAVE_RIGHT, B_DISCARDED = 0, 1, 2
 
-# Observation layout (commerce_env.observation, LAYOUT_VERSION 1).
+# Observation layout (commerce_env.observation, LAYOUT_VERSION 2).
 CARD_FEATURES = 17
 O_HAND, O_HAND_SLOTS, O_TABLE_SLOTS = 0, 52, 103
 O_GAVE_LEFT, O_GAVE_RIGHT, O_DISCARDED, O_PHASE, O_FLAGS, O_PLAYERS = 154, 206, 258, 310, 317, 323
