@@ -56,6 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="ray: duplicate groups as Ray tasks (the 'distributed' extra), same result")
     arena.add_argument("--address", default=None, help="with --backend ray: the cluster to join "
                        "(default: RAY_ADDRESS, else a local instance)")
+    arena.add_argument("--engine", choices=("auto", "batched", "local"), default="auto",
+                       help="batched: many groups at once on the batched engine (greedy and learned agents, "
+                       "the extra `vector`; same result); auto (default): wherever it applies")
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
     arena.add_argument("--force", action="store_true", help="replace result.json, report.md and mean_reward.png "
                        "already in --out (nothing else there is touched)")
@@ -79,7 +82,8 @@ def arena_command(args: argparse.Namespace) -> int:
                            options=_options(args.option), games=args.games, seed=args.seed,
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
                            overwrite=args.force,
-                           progress=not args.no_progress, backend=args.backend, address=args.address)
+                           progress=not args.no_progress, backend=args.backend, address=args.address,
+                           batched={"auto": None, "batched": True, "local": False}[args.engine])
     except (ValueError, TypeError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2

@@ -126,7 +126,8 @@ def _optional(module: str) -> object | None:
 
 def arena_section(s: Settings) -> list[Row]:
     """The local arena on one process and on all cores; then, per variant, the batched
-    path (where it applies: greedy and learned players) beside the local path on one process."""
+    path (where it applies: greedy and learned players) beside the local path on one process,
+    for two greedy agents (six seatings a group, as an evaluation: :func:`workloads.greedy_pair`)."""
     label = "greedy players, trade_barter (4 players), duplicate deals"
     if _optional("agents.arena") is None:
         return [Row("arena", label, None, "deals/s", note="n/a: agents/arena.py is not there")]
@@ -140,11 +141,12 @@ def arena_section(s: Settings) -> list[Row]:
     if _optional("numba") is None:
         return rows + [Row("arena", "batched path", None, "deals/s", note="n/a: install the extra `vector` (numba)")]
     for variant in workloads.VARIANTS:
-        runs = {"local": workloads.ArenaRun(workers=1, variant=variant),
-                "batched": workloads.ArenaRun(workers=1, variant=variant, batched=True)}
+        runs = {"local": workloads.ArenaRun(workers=1, variant=variant, lineup=workloads.greedy_pair()),
+                "batched": workloads.ArenaRun(workers=1, variant=variant, batched=True,
+                                              lineup=workloads.greedy_pair())}
         series = interleaved(runs, s.repeats, max(s.seconds, 0.5) * 2)
         local, batched = series["local"], series["batched"]
-        rows.append(Row("arena", f"greedy players, {variant} (4 players), duplicate: batched path", batched.median,
+        rows.append(Row("arena", f"greedy vs greedy_0.8, {variant} (4 players): batched path", batched.median,
                         "deals/s", "the local path, 1 process", local.median, paired_ratio(batched, local),
                         batched.cpu_median))
     return rows

@@ -1,6 +1,9 @@
 """Several commits of ``commerce_env`` timed side by side in one process.
 
-``python -m benchmarks.compare_commits d11284b HEAD --what env``
+``python -m benchmarks.compare_commits d11284b HEAD --what env`` (``--what engine``: the
+readable engine's random play; ``--what vector``: the batched engine's compiled random play,
+1,024 games, as :class:`benchmarks.vector_speed.BatchRun`; each commit's kernels compile once,
+into the temporary folder)
 
 Each commit's ``commerce_env`` is extracted with ``git archive`` (the working
 tree is not touched) into a temporary folder as a package of its own name
@@ -62,6 +65,25 @@ def engine_run(package: str, variant: str) -> Run:
     return run
 
 
+def vector_run(package: str, variant: str, games: int = 1024, chunk: int = 20) -> Run:
+    import numpy as np
+
+    vector = importlib.import_module(f"{package}.vector")
+    kernels = importlib.import_module(f"{package}.vector.kernels")
+    engine = vector.BatchEngine(variant, NUM_PLAYERS, games, seed=1)
+    engine.reset()
+    totals = np.zeros((games, NUM_PLAYERS), dtype=np.int64)
+    kernels.random_play(engine._st, engine.params, engine.keys, 1, engine._masks, totals)  # compile first
+
+    def run(seconds: float) -> int:
+        done, decisions = until(seconds), 0
+        while decisions == 0 or not done():
+            decisions += kernels.random_play(engine._st, engine.params, engine.keys, chunk, engine._masks, totals)
+        return decisions
+
+    return run
+
+
 def env_run(package: str, variant: str) -> Run:
     aec = importlib.import_module(f"{package}.aec_env")
     return agent_iter_run(lambda: aec.env(variant=variant, num_players=NUM_PLAYERS))
@@ -70,7 +92,7 @@ def env_run(package: str, variant: str) -> Run:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commits", nargs="+", help="the first is the baseline")
-    parser.add_argument("--what", choices=("engine", "env"), default="env")
+    parser.add_argument("--what", choices=("engine", "env", "vector"), default="env")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.3)
@@ -81,12 +103,12 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, Run] = {}
         if args.what == "env":
             runs["leduc"] = pettingzoo_run("leduc_holdem_v4")
-        make = engine_run if args.what == "engine" else env_run
+        make = {"engine": engine_run, "env": env_run, "vector": vector_run}[args.what]
         for variant in variants:
             for package in packages:
                 runs[f"{package} {variant}"] = make(package, variant)
         series = interleaved(runs, args.repeats, args.seconds)
-    unit = "decisions" if args.what == "engine" else "agent-steps"
+    unit = "agent-steps" if args.what == "env" else "decisions"
     print(f"{args.what}: {unit} per CPU-second (x: against {args.commits[0]}"
           + ("; L: against leduc_holdem_v4" if args.what == "env" else "") + "), medians of interleaved runs")
     for variant in variants:

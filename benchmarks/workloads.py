@@ -203,28 +203,39 @@ def pettingzoo_run(name: str) -> Run:
 
 
 # ------------------------------------------------------------------ arena
+def greedy_pair() -> list:
+    """Two batchable agents, as an evaluation's learner and baseline: ``greedy`` and a
+    more cautious greedy (knocks on a better hand), six seatings per duplicate group."""
+    from agents.heuristics import GreedyAgent
+
+    cautious = GreedyAgent(quantile=0.8)
+    cautious.name = "greedy_0.8"
+    return ["greedy", cautious]
+
+
 class ArenaRun:
-    """Duplicate deals between ``greedy`` players through :func:`agents.arena.run_arena`
-    on ``workers`` processes, on the local path or the batched one (``batched``); each run
-    is sized to last about ``seconds`` by a first untimed run (which also loads the
-    batched engine's compiled code)."""
+    """Duplicate deals between ``lineup`` (default four ``greedy``) through
+    :func:`agents.arena.run_arena` on ``workers`` processes, on the local path or the batched
+    one (``batched``); each run is sized to last about ``seconds`` by the runs before it, the
+    first of them untimed (it also loads the batched engine's compiled code)."""
 
     def __init__(self, workers: int, variant: str = "trade_barter", num_players: int = NUM_PLAYERS,
-                 batched: bool = False):
+                 batched: bool = False, lineup: list | None = None):
         from agents.arena import run_arena
 
         self.run_arena = run_arena
+        self.lineup = lineup or ["greedy"]
         self.workers = workers
         self.variant = variant
         self.num_players = num_players
         self.batched = batched
         self.seed = 0
         self.rate = 0.0  # games (episodes) per second seen so far, to size the next run
-        self._play(64 if batched else 8)
+        self._play(256 if batched else 8)
 
     def _play(self, games: int) -> dict:
         self.seed += 1
-        result = self.run_arena(["greedy"], variant=self.variant, num_players=self.num_players, games=games,
+        result = self.run_arena(self.lineup, variant=self.variant, num_players=self.num_players, games=games,
                                 seed=self.seed, workers=self.workers, progress=False, batched=self.batched)
         self.rate = max(self.rate, result["games_per_second"])
         return result

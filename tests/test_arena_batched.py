@@ -132,3 +132,23 @@ def test_training_evaluation_takes_the_batched_path_where_it_applies(tiny_model,
     report = evaluate(agent, ["greedy", "random"], variant="widow", num_players=3, deals=6)
     assert calls == [["greedy", "learned"]]  # the table of greedy only: random is not batchable
     assert set(report["opponents"]) == {"greedy", "random"}
+
+
+def test_commerce_arena_chooses_the_engine(capsys):
+    from training.cli import main
+
+    args = ["arena", "--agents", "greedy,random", "--players", "3", "--games", "6", "--no-progress"]
+    assert main([*args, "--engine", "batched"]) == 2
+    assert "batched=True: 'random' has no deterministic batched form" in capsys.readouterr().err
+    assert main([*args, "--engine", "local"]) == 0
+    local = capsys.readouterr().out
+    greedy = ["arena", "--agents", "greedy", "--variant", "widow", "--players", "3", "--games", "6",
+              "--no-progress", "--seed", "4"]
+    assert main([*greedy, "--engine", "batched"]) == 0
+    batched = capsys.readouterr().out
+    assert main([*greedy, "--engine", "local"]) == 0
+    assert "| rank | agent |" in local and _without_timings(batched) == _without_timings(capsys.readouterr().out)
+
+
+def _without_timings(report: str) -> list[str]:
+    return [line for line in report.splitlines() if "/s" not in line and "second" not in line]

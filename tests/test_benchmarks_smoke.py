@@ -105,5 +105,5 @@ def test_arena_section_puts_the_batched_path_beside_the_local_one(bench, monkeyp
     monkeypatch.setattr(bench.os, "cpu_count", lambda: 1)
     rows = bench.arena_section(bench.Settings(repeats=1, seconds=0.01, episodes=1, import_repeats=1))
     batched = [row for row in rows if "batched" in row.name]
-    assert [row.name for row in batched] == ["greedy players, old_game (4 players), duplicate: batched path"]
+    assert [row.name for row in batched] == ["greedy vs greedy_0.8, old_game (4 players): batched path"]
     assert batched[0].peer == "the local path, 1 process" and batched[0].ratio > 0

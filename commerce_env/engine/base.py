@@ -414,7 +414,7 @@ class Game:
 
     @staticmethod
     def value_table(combinations: frozenset[str]):
-        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``a * 2704 + b * 52 + c``
+        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``hands.table_index(a, b, c)``
         (a numpy array, shared: do not write to it), for code that looks values up in bulk."""
         return key_array(combinations)
 

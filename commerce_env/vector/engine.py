@@ -31,16 +31,15 @@ _VARIANT_CODES = {"trade_barter": K.V_TRADE_BARTER, "widow": K.V_WIDOW, "my_ship
 _TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
 _PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
                "none": K.PAYS_NONE}
-_FULL_PACKS = {size: np.asarray(make_pack(size), dtype=np.int64) for size in (32, 52)}
+_FULL_PACKS = {size: list(make_pack(size)) for size in (32, 52)}
 
 
 def _pack_row(pack: Any, size: int) -> Any:
-    """A pack as :func:`commerce_env.cards.parse_pack` reads it; card indices that are already a
-    whole pack are taken as they are (fast: the arena gives thousands)."""
-    if not isinstance(pack, (str, bytes)):
-        row = np.asarray(pack)
-        if row.dtype.kind in "iu" and row.shape == (size,) and np.array_equal(np.sort(row), _FULL_PACKS[size]):
-            return row
+    """A pack as :func:`commerce_env.cards.parse_pack` reads it; a list of plain card indices
+    that is already a whole pack is taken as it is (fast: the arena gives thousands)."""
+    if type(pack) is list and len(pack) == size and all(type(c) is int for c in pack) \
+            and sorted(pack) == _FULL_PACKS[size]:
+        return pack
     return parse_pack(pack, size)
 
 
