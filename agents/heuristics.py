@@ -370,7 +370,7 @@ class ExpectedValueAgent(Agent):
 
     name = "expected_value"
 
-    def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.5,
+    def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.65,
                  decline_threshold: float = 0.7):
         for name, threshold in (("knock_threshold", knock_threshold), ("stand_threshold", stand_threshold),
                                 ("close_threshold", close_threshold), ("decline_threshold", decline_threshold)):
