@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import resources, workloads
+from . import resources, view_speed, workloads
 from .timing import interleaved, paired_ratio
 
 SECTIONS = ("hands", "engine", "env", "arena", "training", "vector", "memory", "import")
@@ -125,7 +125,8 @@ def _optional(module: str) -> object | None:
 
 
 def arena_section(s: Settings) -> list[Row]:
-    """The local arena on one process and on all cores; then, per variant, the batched
+    """The local arena on one process and on all cores; the cost of its seat views late in a long
+    match beside early (:mod:`benchmarks.view_speed`); then, per variant, the batched
     path (where it applies: greedy and learned players) beside the local path on one process,
     for two greedy agents (six seatings a group, as an evaluation: :func:`workloads.greedy_pair`)."""
     label = "greedy players, trade_barter (4 players), duplicate deals"
@@ -138,6 +139,7 @@ def arena_section(s: Settings) -> list[Row]:
     rows = [Row("arena", f"{label}: 1 process", one.median, "deals/s"),
             Row("arena", f"{label}: {cores} processes", every.median, "deals/s", "the arena on 1 process",
                 one.median, paired_ratio(every, one))]
+    rows += view_speed.benchmark_rows(Row, repeats=s.repeats)  # the local path's seat views, a long match
     if _optional("numba") is None:
         return rows + [Row("arena", "batched path", None, "deals/s", note="n/a: install the extra `vector` (numba)")]
     for variant in workloads.VARIANTS:

@@ -3,7 +3,8 @@
 ``python -m benchmarks.compare_commits d11284b HEAD --what env`` (``--what engine``: the
 readable engine's random play; ``--what vector``: the batched engine's compiled random play,
 1,024 games, as :class:`benchmarks.vector_speed.BatchRun`; each commit's kernels compile once,
-into the temporary folder)
+into the temporary folder; ``--what view``: the seat views of one long My Ship Sails match, as
+:mod:`benchmarks.view_speed`, microseconds per view, the commits' matches taking turns)
 
 Each commit's ``commerce_env`` is extracted with ``git archive`` (the working
 tree is not touched) into a temporary folder as a package of its own name
@@ -24,6 +25,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from . import view_speed
 from .timing import Run, interleaved, paired_ratio, until
 from .workloads import NUM_PLAYERS, VARIANTS, agent_iter_run, pettingzoo_run
 
@@ -89,10 +91,23 @@ def env_run(package: str, variant: str) -> Run:
     return agent_iter_run(lambda: aec.env(variant=variant, num_players=NUM_PLAYERS))
 
 
+def print_views(commits: list[str], packages: list[str], repeats: int) -> None:
+    """:mod:`benchmarks.view_speed`'s figures for each commit, beside the first's."""
+    costs = view_speed.measure(packages, repeats)
+    first = m = costs[packages[0]]
+    print(f"seat_view, {view_speed.VARIANT} seed {view_speed.SEED} ({m['views']:.0f} views, {m['deals']:.0f} deals, "
+          f"{m['entries']:.0f} record entries): us per view (x: against {commits[0]}), medians of {repeats} matches")
+    for label, key in (("first deal", "first_us"), (f"after deal {view_speed.LATE}", "late_us"),
+                       ("whole match (mean)", "all_us")):
+        cells = [f"{c}: {costs[p][key]:,.1f} x{costs[p][key] / first[key]:.2f}"
+                 for c, p in zip(commits, packages, strict=True)]
+        print(f"{label:<20}" + " | ".join(cells))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commits", nargs="+", help="the first is the baseline")
-    parser.add_argument("--what", choices=("engine", "env", "vector"), default="env")
+    parser.add_argument("--what", choices=("engine", "env", "vector", "view"), default="env")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.3)
@@ -100,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     variants = args.variants.split(",")
     with tempfile.TemporaryDirectory() as folder:
         packages = [extract(c, Path(folder)) for c in args.commits]
+        if args.what == "view":
+            print_views(args.commits, packages, args.repeats)
+            return 0
         runs: dict[str, Run] = {}
         if args.what == "env":
             runs["leduc"] = pettingzoo_run("leduc_holdem_v4")

@@ -6,10 +6,17 @@ derived here from that record: the cards that passed through its hands (for
 the observation), the seat's copy of the record with every card it has not
 seen blanked out (for seat views and the re-deals of search), and where the
 cards it has seen are now, as far as it can tell (for the heuristic agents).
+
+Seat views ask for the seat's copy of the record at every decision, and a
+match of the lives variants runs to hundreds of entries: :func:`known_record`
+masks each entry once per seat, when it is first asked for, and keeps the
+masked entries beside the game (the record only grows), so that a view costs
+the same at the end of a long match as at its start.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from .engine.base import DEAL, SHOW, Game
@@ -30,6 +37,53 @@ def seat_record(game: Game, seat: int, start: int = 0) -> list[Entry]:
     """The record from ``start`` as ``seat`` knows it (R11)."""
     bit = game.seat_bits[seat]
     return [masked(entry, bit) for entry in game.record[start:]]
+
+
+class _KnownRecords:
+    """One game's record as each seat knows it: the masked entries and, without the
+    ``deal`` entries, the ``(seat, kind, cards)`` of the view's ``history``."""
+
+    __slots__ = ("record", "entries", "history", "last")
+
+    def __init__(self, record: list[Entry], num_players: int):
+        self.record = record  # the game's list: a game given a new record gets new copies
+        self.entries: list[list[Entry]] = [[] for _ in range(num_players)]
+        self.history: list[list[tuple]] = [[] for _ in range(num_players)]
+        self.last: list[Entry | None] = [None] * num_players  # the record entry masked last, by seat
+
+
+_KNOWN: weakref.WeakKeyDictionary[Game, _KnownRecords] = weakref.WeakKeyDictionary()
+
+
+def known_record(game: Game, seat: int) -> tuple[list[Entry], list[tuple]]:
+    """``seat_record(game, seat)`` and its ``(seat, kind, cards)`` without the ``deal``
+    entries, the entries masked once and kept for the next call (speed).
+
+    The two lists belong to the cache: read them, never change them.  Their
+    entries are the same tuples from call to call (immutable, so a view may hold
+    them); each is a fresh tuple made for this seat, so a view that holds them
+    pickles as one made by :func:`seat_record` does.
+    """
+    record = game.record
+    known = _KNOWN.get(game)
+    if known is None or known.record is not record:
+        known = _KNOWN[game] = _KnownRecords(record, game.num_players)
+    entries, history = known.entries[seat], known.history[seat]
+    done = len(entries)
+    if done > len(record) or (done and record[done - 1] is not known.last[seat]):
+        # The record was rewritten in place (tests do; the engine only appends): start again.
+        entries.clear()
+        history.clear()
+        done = 0
+    if done < len(record):
+        bit = game.seat_bits[seat]
+        for entry in record[done:]:
+            mine = masked(entry, bit)
+            entries.append(mine)
+            if mine[1] != DEAL:
+                history.append((mine[0], mine[1], mine[2]))
+        known.last[seat] = record[-1]
+    return entries, history
 
 
 def deal_memory(game: Game, seat: int) -> tuple[list[tuple[int, int]], list[int]]:

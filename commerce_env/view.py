@@ -26,9 +26,9 @@ from . import observation as obs
 from .cards import format_cards, make_pack
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
-from .engine.base import DEAL, OVER, SHOW, Game
+from .engine.base import OVER, SHOW, Game
 from .engine.determinize import sample_deal
-from .knowledge import masked, placed_discards, public_places, seat_record
+from .knowledge import known_record, masked, placed_discards, public_places
 from .rules import Rules
 
 __all__ = ["SeatView", "entry_text", "pending_text", "public_text", "seat_view"]
@@ -172,7 +172,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` knows of ``game`` now (R11); see the module docstring."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
-    full = seat_record(game, seat)
+    full, history = known_record(game, seat)  # the cache's lists: the view takes tuples of them
     deal = full[game.deal_start - 1:]
     sees = bool(game.hands[seat]) and game.sees_own_hand(seat)
     hand = tuple([*game.hands[seat]]) if sees else ()
@@ -205,7 +205,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         gave=tuple(gave), discarded=tuple(discarded),
         public_hands=tuple([tuple(sorted(cards)) for cards in public]),
         unseen=tuple([c for c in game.pack if c not in known]),
-        history=tuple([(s, kind, cards) for s, kind, cards, _ in full if kind != DEAL]),
+        history=tuple(history),
         legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
         _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=game.public_state())

@@ -107,3 +107,14 @@ def test_arena_section_puts_the_batched_path_beside_the_local_one(bench, monkeyp
     batched = [row for row in rows if "batched" in row.name]
     assert [row.name for row in batched] == ["greedy vs greedy_0.8, old_game (4 players): batched path"]
     assert batched[0].peer == "the local path, 1 process" and batched[0].ratio > 0
+
+
+def test_seat_view_figures_put_late_views_beside_early_ones(bench, capsys):
+    import benchmarks.view_speed as view_speed
+
+    rows = view_speed.benchmark_rows(bench.Row, repeats=1)
+    late = rows[0]
+    assert "after deal" in late.name and late.peer == "the same match's first deal"
+    assert late.value > 0 and late.peer_value > 0 and late.ratio == late.value / late.peer_value
+    assert view_speed.main(["--repeats", "1"]) == 0
+    assert "us per view: first deal" in capsys.readouterr().out
