@@ -76,10 +76,10 @@ def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, 
     """``agents.heuristics.greedy_choice`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``;
     ``ship``: the variant's ``flush_ends_deal`` (R7.4's values)."""
     if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
-        return K.TAKE_WIDOW if keys[t0 * 2704 + t1 * 52 + t2] >= threshold else K.KEEP_HAND
+        return K.TAKE_WIDOW if keys[K.triple_index(t0, t1, t2)] >= threshold else K.KEEP_HAND
     if phase == K.HORSE:
         return K.BUY_HORSE
-    value = keys[a * 2704 + b * 52 + c]
+    value = keys[K.triple_index(a, b, c)]
     strong = value >= threshold
     if phase == K.STAND_CHOICE:
         return K.STAND if strong else K.CONTINUE
@@ -107,7 +107,7 @@ def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, 
         x = t if own == 0 else a
         y = t if own == 1 else b
         z = t if own == 2 else c
-        v = keys[x * 2704 + y * 52 + z]
+        v = keys[K.triple_index(x, y, z)]
         if v > best_value:
             best, best_value = action, v
     if best_value > value:
@@ -274,7 +274,7 @@ class BatchedPolicy(BatchedAgent):
                              f"players, not {engine.variant} with {engine.num_players}")
         if self._builders is None:
             self._builders = batch_feature_builders(self.agent.features, engine.rules, engine.num_players)
-        vectors = with_features(engine.observe(seats, games), self._builders)
+        vectors = with_features(self.agent.model_input(engine.observe(seats, games)), self._builders)
         scores = self.agent.logits(vectors).astype(np.float64)
         mask = engine.action_mask[games].astype(bool)
         scores[~mask] = -np.inf

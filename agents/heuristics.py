@@ -212,7 +212,7 @@ def finished_seats(view: SeatView, kinds: tuple[str, ...] = ("stand", "pass")) -
 
 
 @cache
-def _life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
+def life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
     """Each player's chance to be the last one with lives (R9.5) when every deal takes
     one life from a player chosen uniformly among those still in (R9.3)."""
     alive = [s for s, n in enumerate(lives) if n > 0]
@@ -222,7 +222,7 @@ def _life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
     for loser in alive:
         fewer = list(lives)
         fewer[loser] -= 1
-        shares += np.array(_life_shares(tuple(fewer)))
+        shares += np.array(life_shares(tuple(fewer)))
     return tuple(shares / len(alive))
 
 
@@ -236,7 +236,7 @@ def life_value(lives: Sequence[int], seat: int, pool: int) -> float:
     def share(loser: int) -> float:
         fewer = list(lives)
         fewer[loser] -= 1
-        return _life_shares(tuple(fewer))[seat]
+        return life_shares(tuple(fewer))[seat]
 
     return pool * (sum(share(s) for s in alive) / len(alive) - share(seat))
 
@@ -378,7 +378,8 @@ class ExpectedValueAgent(Agent):
     """Chooses by exact expectations over the unseen cards (see docs/agents.md).
 
     ``knock_threshold``: the chance to win at which it knocks or stands after a
-    trade (R5.5, R5.6) or declines (R7.2).  With a face-up table the chance is
+    trade (R5.5, R5.6); ``decline_threshold``: at which it declines to exchange
+    in My Ship Sails (R7.2), where a decline ends nothing.  With a face-up table the chance is
     reckoned against what the others will hold at the showdown, and it stops at
     ``close_threshold`` when the stop ends the drawing (a knock, R6.4; the second
     stand, R8.3) and at ``stand_threshold`` when it leaves the others drawing (a
@@ -387,14 +388,16 @@ class ExpectedValueAgent(Agent):
 
     name = "expected_value"
 
-    def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.5):
+    def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.65,
+                 decline_threshold: float = 0.7):
         for name, threshold in (("knock_threshold", knock_threshold), ("stand_threshold", stand_threshold),
-                                ("close_threshold", close_threshold)):
+                                ("close_threshold", close_threshold), ("decline_threshold", decline_threshold)):
             if not 0.0 <= threshold <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {threshold!r}")
         self.knock_threshold = knock_threshold
         self.stand_threshold = stand_threshold
         self.close_threshold = close_threshold
+        self.decline_threshold = decline_threshold
 
     def act(self, view: SeatView) -> int:
         phase, legal = view.phase, view.legal_actions
@@ -475,7 +478,7 @@ class ExpectedValueAgent(Agent):
         price = view.rules.horse_price
         lives = list(view.counters)
         lives[view.seat] += 1
-        share = _life_shares(tuple(lives))[view.seat]
+        share = life_shares(tuple(lives))[view.seat]
         return BUY_HORSE if (view.pool + price) * share > price else NO_HORSE
 
     def _trade(self, view: SeatView, model: WinModel, hand: Sequence[int], now: float,
@@ -490,6 +493,8 @@ class ExpectedValueAgent(Agent):
                 return KNOCK
             return action
         stop = KNOCK if KNOCK in legal else DECLINE
+        if stop == DECLINE:  # R7.2: a decline stops nothing, and the others still exchange
+            threshold = self.decline_threshold
         if now >= threshold:
             return stop
         cost = 0 if view.seat == view.dealer else 1
@@ -502,5 +507,5 @@ class ExpectedValueAgent(Agent):
         return max(options)[1]
 
 
-__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "greedy_action", "greedy_choice",
-           "quantile_key", "value_function", "worst_slot"]
+__all__ = ["GreedyAgent", "ExpectedValueAgent", "WinModel", "finished_seats", "greedy_action", "greedy_choice",
+           "life_shares", "life_value", "quantile_key", "value_function", "worst_slot"]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from commerce_env import observation as obs
 from commerce_env.rules import Rules, make_rules
 
 from .base import Agent
@@ -64,6 +65,10 @@ class LearnedAgent(Agent):
         self.meta = dict(meta)
         self.variant: str = meta["variant"]
         self.num_players: int = meta["num_players"]
+        self.layout_version: int = meta.get("observation_layout_version")
+        if not obs.known_layout(self.layout_version):
+            raise ValueError(f"observation layout version {self.layout_version!r}; this commerce_env reads "
+                             f"{', '.join(map(str, obs.LAYOUT_VERSIONS))}")
         self.activation: str = meta["network"]["activation"]
         hidden = list(meta["network"]["hidden"])
         self.layers = [(np.ascontiguousarray(weights[f"{name}.weight"].T, dtype=np.float32),
@@ -85,6 +90,13 @@ class LearnedAgent(Agent):
         if seed is not None:
             self.rng.seed(seed)
 
+    def model_input(self, observations: np.ndarray) -> np.ndarray:
+        """Observations of this commerce_env (one, or a batch) as the model's layout gave them
+        (:func:`commerce_env.observation.as_layout`): a model of an older layout sees what it was trained on."""
+        if self.layout_version == obs.LAYOUT_VERSION:
+            return np.asarray(observations, dtype=np.float32)
+        return obs.as_layout(observations, self.layout_version, self.num_players)
+
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The network's action scores for one observation vector (or a batch of them)."""
         x = np.asarray(observation, dtype=np.float32)
@@ -100,7 +112,7 @@ class LearnedAgent(Agent):
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        vector = np.asarray(view["observation"], dtype=np.float32)
+        vector = self.model_input(view["observation"])
         if self.feature_builders:
             vector = np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
         scores = self.logits(vector).astype(np.float64)

@@ -138,9 +138,10 @@ def _check_meta(meta: Any, path: Path) -> dict:
         rules_obj.check_players(meta.get("num_players"))
     except (TypeError, ValueError) as error:
         raise _fail(path, str(error)) from None
-    if meta.get("observation_layout_version") != obs.LAYOUT_VERSION:
-        raise _fail(path, f"observation layout version {meta.get('observation_layout_version')!r}; "
-                          f"this commerce_env uses {obs.LAYOUT_VERSION}")
+    layout_version = meta.get("observation_layout_version")
+    if not obs.known_layout(layout_version):
+        raise _fail(path, f"observation layout version {layout_version!r}; this commerce_env reads "
+                          f"{', '.join(map(str, obs.LAYOUT_VERSIONS))} (observation.LAYOUT_VERSIONS)")
     size = obs.observation_size(meta["num_players"])
     if meta.get("observation_size") != size:
         raise _fail(path, f"observation_size {meta.get('observation_size')!r}, expected {size} "

@@ -18,21 +18,22 @@ import time
 
 import numpy as np
 
-from commerce_env.engine.base import Game
+from commerce_env.engine.actions import EXCHANGE
+from commerce_env.engine.base import HORSE, Game
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
 
 from .base import Agent
-from .heuristics import ExpectedValueAgent, Value, greedy_action, quantile_key, value_function
+from .heuristics import ExpectedValueAgent, Value, greedy_action, life_shares, quantile_key, value_function
 
 
 def deal_value(game: Game, seat: int) -> float:
-    """What ``seat`` holds, in reward units: counters, or money plus lives at the
-    pool's going rate where lives are not money (pool commerce, R9)."""
+    """What ``seat`` holds, in reward units: counters, or, where lives are not money
+    (pool commerce, R9), money plus its share of the pool: the chance that its lives
+    outlast everyone's (R9.5, :func:`agents.heuristics.life_shares`)."""
     if not game.plays_for_money:
         return float(game.counters[seat])
-    lives = game.lives
-    return game.money[seat] + lives[seat] * game.pool / (sum(lives) or 1)
+    return game.money[seat] + game.pool * life_shares(tuple(game.lives))[seat]
 
 
 def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | None = None,
@@ -66,14 +67,21 @@ class SearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float = 0.6,
-                 barter: bool = True, prior: bool | None = None, margin: float = 1.0, seed: int | None = None):
+    def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float | None = None,
+                 barter: bool = True, prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
+                 seed: int | None = None):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if ms is not None and not ms > 0:
             raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
+        if candidates is not None and (isinstance(candidates, bool) or not isinstance(candidates, int)
+                                       or candidates < 1):
+            raise ValueError(f"candidates must be None or a whole number >= 1, got {candidates!r}")
+        if rollout_quantile is not None and not 0.0 <= rollout_quantile <= 1.0:
+            raise ValueError(f"rollout_quantile must lie in [0, 1], got {rollout_quantile!r}")
         self.worlds = worlds
         self.ms = ms
+        self.candidates = candidates
         self.rollout_quantile = rollout_quantile
         self.barter = barter
         self.margin = margin
@@ -86,11 +94,39 @@ class SearchAgent(Agent):
         if seed is not None:
             self.rng.seed(seed)
 
-    def evaluate(self, view: SeatView) -> dict[int, np.ndarray]:
-        """Each legal action's result in each sampled world (rows share worlds)."""
+    def rollout_threshold(self, view: SeatView) -> int:
+        """The hand value at which the rollouts' players stop: the ``rollout_quantile`` of all
+        hands, by default 0.9 where a stand leaves the others drawing (R8.2, so stopping
+        early is costly) and 0.6 otherwise."""
+        quantile = self.rollout_quantile
+        if quantile is None:
+            quantile = 0.9 if view.engine.pass_ends_turns else 0.6
+        return quantile_key(view.engine, view.rules.combinations, quantile)
+
+    def candidate_actions(self, view: SeatView) -> list[int]:
+        """The actions worth a rollout: every one, except that of the exchanges with a
+        face-up table (R6.3, R8.2) only the ``candidates`` leaving the best hands now."""
         legal = list(view.legal_actions)
+        exchanges = [a for a in legal if a >= EXCHANGE]
+        if self.candidates is None or len(exchanges) <= self.candidates or not view.engine.has_table:
+            return legal
+
+        def after(action: int) -> int:
+            own, slot = divmod(action - EXCHANGE, 3)
+            cards = list(view.hand)
+            cards[own] = view.table[slot]
+            return view.hand_value(cards)
+
+        kept = sorted(exchanges, key=after, reverse=True)[:self.candidates]
+        return [a for a in legal if a < EXCHANGE or a in kept]
+
+    def evaluate(self, view: SeatView, include: tuple[int, ...] = ()) -> dict[int, np.ndarray]:
+        """Each candidate action's (and each of ``include``'s) result in each sampled world
+        (rows share worlds)."""
+        legal = self.candidate_actions(view)
+        legal += [a for a in include if a not in legal]
         engine, combos = view.engine, view.rules.combinations
-        threshold = quantile_key(engine, combos, self.rollout_quantile)
+        threshold = self.rollout_threshold(view)
         value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
         deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
@@ -109,16 +145,18 @@ class SearchAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        results = self.evaluate(view)
-        self.last_values = {a: float(v.mean()) for a, v in results.items()}
-        best_value = max(self.last_values.values())
-        best = min(a for a in legal if self.last_values[a] >= best_value - 1e-12)
+        if view.phase == HORSE:  # R9.4: after the deal; the rollouts stop at its end
+            return self.prior.act(view)
         use_prior = self.use_prior
         if use_prior is None:
             use_prior = view.engine.blind_trades
-        if not use_prior:
+        default = self.prior.act(view) if use_prior else None
+        results = self.evaluate(view, () if default is None else (default,))
+        self.last_values = {a: float(v.mean()) for a, v in results.items()}
+        best_value = max(self.last_values.values())
+        best = min(a for a in results if self.last_values[a] >= best_value - 1e-12)
+        if default is None:
             return best
-        default = self.prior.act(view)
         gain = results[best] - results[default]
         if len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain)):
             return best

@@ -97,6 +97,8 @@ def _model(factories, vec: str, config: dict[str, Any]):
 
 
 def _runner(model):
+    """``run(seconds) -> steps``: ``model`` learns in whole rollouts until ``seconds`` are up
+    (after one warm-up rollout, untimed); the training benchmarks' timed loop."""
     chunk = model.n_steps * model.n_envs * ROUNDS_PER_RUN
     model.learn(chunk)  # warm-up: first rollout, optimizer state
 

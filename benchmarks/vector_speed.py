@@ -29,13 +29,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .timing import interleaved, paired_ratio, until
+from .train_speed import _foster_env, _runner  # the SB3 env and timed learning loop of the training benchmark
 
 VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
 GAMES = 1024
@@ -302,19 +302,6 @@ class ZeroCostVecEnv:
         return _ZeroCost()
 
 
-def _learner(model):
-    chunk = model.n_steps * model.n_envs
-    model.learn(chunk)  # warm-up
-
-    def run(seconds: float) -> int:
-        steps, start = 0, time.perf_counter()
-        while steps == 0 or time.perf_counter() - start < seconds:
-            model.learn(chunk, reset_num_timesteps=False)
-            steps += chunk
-        return steps
-    return run
-
-
 def _batch_env(n_envs: int, features: list[str]):
     from agents.batched import batched_agent
     from commerce_env.vector import make_vec_env
@@ -327,8 +314,6 @@ def training_figures(n_envs_list=(4, 64, 256), repeats: int = 2, seconds: float 
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from .train_speed import _foster_env
-
     torch.set_num_threads(1)
     config = _config()
     features = list(config["env"]["features"])
@@ -337,7 +322,7 @@ def training_figures(n_envs_list=(4, 64, 256), repeats: int = 2, seconds: float 
     for n in n_envs_list:
         models[f"batch x{n}"] = _ppo(_batch_env(n, features), config, n)
         models[f"zero-cost x{n}"] = _ppo(ZeroCostVecEnv(n, recorded), config, n)
-    runs = {name: _learner(model) for name, model in models.items()}
+    runs = {name: _runner(model) for name, model in models.items()}
     series = interleaved(runs, repeats, seconds)
     rates = {k: s.median for k, s in series.items()}
     cpu = {k: s.cpu_median for k, s in series.items()}
@@ -361,7 +346,7 @@ def profile_training(n_envs: int, seconds: float = 20.0, top: int = 25) -> str:
     torch.set_num_threads(1)
     config = _config()
     model = _ppo(_batch_env(n_envs, list(config["env"]["features"])), config, n_envs)
-    run = _learner(model)
+    run = _runner(model)
     profiler = cProfile.Profile()
     profiler.enable()
     steps = run(seconds)

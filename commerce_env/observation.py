@@ -18,7 +18,11 @@ from .engine.actions import KINDS, NUM_ACTIONS
 from .engine.base import HORSE, PHASES, REPLY, Game
 from .knowledge import deal_memory
 
-LAYOUT_VERSION = 1
+# The layout's versions; a model file records the one it was trained on (agents.model_files).
+# 1: a player who had done nothing yet in the deal set `passed` (the index -1 of his last kind fell there).
+# 2: he sets `last_none`, and `passed` means a pass (R6.3, R8.2).  The vector's size is unchanged.
+LAYOUT_VERSION = 2
+LAYOUT_VERSIONS = (1, 2)
 CARD_FEATURES = 17  # 13 ranks + 4 suits
 PLAYER_FEATURES = 7 + len(KINDS) + 1
 SCALE = 0.1  # counters and money are given in tens
@@ -49,7 +53,29 @@ def observation_size(num_players: int) -> int:
 
 _OFFSETS = {name: start for name, start, _ in layout(2)}
 _PLAYERS = _OFFSETS["players"]
+_PASSED, _LAST_NONE = PLAYER_FIELDS.index("passed"), PLAYER_FIELDS.index("last_none")
 _SIZES = [observation_size(n) if n >= 2 else 0 for n in range(13)]
+
+
+def known_layout(version: object) -> bool:
+    """Whether ``version`` (as a model file gives it) is one of :data:`LAYOUT_VERSIONS`."""
+    return type(version) is int and version in LAYOUT_VERSIONS
+
+
+def as_layout(vectors: np.ndarray, version: int, num_players: int) -> np.ndarray:
+    """Observations of this layout (one vector, or a batch of them) as layout ``version`` gave them:
+    what a model trained on that layout was fed.  A new array; ``vectors`` is left alone."""
+    if not known_layout(version):
+        raise ValueError(f"unknown observation layout version {version!r}; known: {LAYOUT_VERSIONS}")
+    out = np.array(vectors, dtype=np.float32)
+    if out.shape[-1] != _SIZES[num_players]:
+        raise ValueError(f"observations of size {out.shape[-1]}, not {_SIZES[num_players]} "
+                         f"for {num_players} players")
+    if version == 1:  # `last_none` was never set: a player who had done nothing yet set `passed`
+        blocks = _PLAYERS + PLAYER_FEATURES * np.arange(num_players)
+        out[..., blocks + _PASSED] = np.maximum(out[..., blocks + _PASSED], out[..., blocks + _LAST_NONE])
+        out[..., blocks + _LAST_NONE] = 0.0
+    return out
 
 
 # Speed (benchmarks/, docs/performance.md): an observation is built as a list

@@ -33,11 +33,6 @@ from .rules import Rules
 
 __all__ = ["SeatView", "entry_text", "pending_text", "public_text", "seat_view"]
 
-# Engine fields that are hidden, or rebuilt by sample_world: never copied into a view.
-_NOT_PUBLIC = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
-                         "deal_start", "position", "_rng_shared", "_stop_after_deal"))
-
-
 @dataclass(frozen=True, eq=False)
 class SeatView:
     """What ``seat`` knows now (R11).  Cards are card numbers (:data:`commerce_env.cards.CARDS`)."""
@@ -70,7 +65,7 @@ class SeatView:
     action_mask: np.ndarray  # int8, all zeros unless it is this seat's turn
     _deal: tuple  # this seat's record of the current deal: for sample_world
     _past: tuple  # this seat's record of the earlier deals (None: a card it did not see)
-    _state: tuple  # the engine's public fields, sorted by name: for sample_world
+    _state: tuple  # the engine's public fields (Game.public_state): for sample_world
 
     # ---------------------------------------------------------------- access
     def __getitem__(self, key: str) -> np.ndarray:
@@ -138,28 +133,16 @@ class SeatView:
         if self.phase == OVER:
             raise ValueError("the match is over: nothing is hidden any more")
         engine = self.engine
-        state = {name: _copied(value) for name, value in self._state}
         world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
         sampled = sample_deal(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
                               self.rules.discard == "bottom", engine.flush_ends_deal,
                               make_pack(self.rules.deck_size), rng)
         hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
-        state.update(rng=world_rng, decks=[], record=[*self._past, *sampled.record],
-                     deal_start=len(self._past) + 1, hands=hands,
-                     table=sampled.table, stock=sampled.stock, discards=sampled.discards,
-                     offer=sampled.offer if self.offer_from is not None else None, _legal_cache=None,
-                     position={s: i for i, s in enumerate(self.order)}, _stop_after_deal=False)
-        world = object.__new__(engine)
-        world.__dict__ = state
-        return world
-
-
-def _copied(value: Any) -> Any:
-    if type(value) is list:
-        return [list(x) if type(x) is list else x for x in value]
-    if type(value) is dict:
-        return dict(value)
-    return value
+        return engine.restore(self._state, hands=hands, table=sampled.table, stock=sampled.stock,
+                              discards=sampled.discards,
+                              offer=sampled.offer if self.offer_from is not None else None,
+                              record=[*self._past, *sampled.record], deal_start=len(self._past) + 1,
+                              rng=world_rng)
 
 
 def entry_text(kind: str, cards: tuple) -> str:
@@ -212,8 +195,6 @@ def seat_view(game: Game, seat: int) -> SeatView:
                 gave.append((cards[1], actor))
     current = game.current_player
     offer = game.offer
-    state = tuple(sorted((name, _copied(value)) for name, value in game.__dict__.items()
-                         if name not in _NOT_PUBLIC))
     return SeatView(
         seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=current,
         dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
@@ -227,4 +208,4 @@ def seat_view(game: Game, seat: int) -> SeatView:
         history=tuple(history),
         legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
-        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)
+        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=game.public_state())

@@ -10,6 +10,7 @@ every variant.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import random
 
@@ -279,6 +280,51 @@ def test_a_sampled_world_looks_the_same_to_the_seat(variant, options):  # R11, f
             assert pickle.dumps(seat_view(world, seat)) == pickle.dumps(view)  # the same, to the byte
             assert world.total_value() == game.total_value()
             game.apply(rng.choice(game.legal_actions()))
+
+
+def _restored(game, rng=None):
+    """``game`` built again by ``Game.restore`` from its public state and its true cards."""
+    return type(game).restore(game.public_state(), hands=[list(h) for h in game.hands], table=list(game.table),
+                              stock=list(game.stock), discards=list(game.discards), offer=game.offer,
+                              record=list(game.record), deal_start=game.deal_start,
+                              rng=rng or random.Random(0))
+
+
+@pytest.mark.parametrize("variant, options", CASES)
+def test_a_restored_game_plays_on_as_the_game_does(variant, options):  # R11: Game.restore, for search
+    rules = make_rules(variant, **options)
+    for seed in range(3):
+        rng = random.Random(seed)
+        game = new_game(rules, 4, rng=random.Random(seed))
+        for _ in range(rng.randrange(8)):
+            if not game.over:
+                game.apply(rng.choice(game.legal_actions()))
+        if game.over:
+            continue
+        world = _restored(game, copy.deepcopy(game.rng))  # the same later packs (R1.5)
+        assert world.where_are_cards() == game.where_are_cards()
+        while not game.over:
+            assert world.legal_actions() == game.legal_actions()
+            for seat in range(4):
+                assert pickle.dumps(seat_view(world, seat)) == pickle.dumps(seat_view(game, seat))
+            action = rng.choice(game.legal_actions())
+            game.apply(action)
+            world.apply(action)
+        assert world.over and world.returns() == game.returns() and world.balances() == game.balances()
+
+
+def test_restore_shares_nothing_and_takes_no_hidden_field():
+    from commerce_env.engine.base import HIDDEN_FIELDS
+
+    game = new_game(make_rules("trade_barter"), 4, rng=random.Random(0))
+    assert not HIDDEN_FIELDS & set(dict(game.public_state()))  # R11: no hidden card, no generator
+    world = _restored(game)
+    world.counters[0] += 5
+    world.apply(world.legal_actions()[0])
+    assert game.counters == _restored(game).counters != world.counters and game.record != world.record
+    with pytest.raises(ValueError, match="hidden fields \\['hands'\\]"):
+        type(game).restore((*game.public_state(), ("hands", game.hands)), hands=[], table=[], stock=[],
+                           discards=[], offer=None, record=[], deal_start=1, rng=random.Random(0))
 
 
 def test_search_plays_from_views_only():

@@ -5,15 +5,13 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("numba")
-torch = pytest.importorskip("torch")
-sb3_contrib = pytest.importorskip("sb3_contrib")
 
 import agents.arena_batched as arena_batched  # noqa: E402
 from agents.arena import run_arena  # noqa: E402
 from agents.heuristics import GreedyAgent  # noqa: E402
-from agents.learned import load_agent, make_meta, save_model, weights_from_policy  # noqa: E402
+from agents.learned import load_agent  # noqa: E402
+from commerce_env import observation as obs  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
-from commerce_env.single_agent import CommerceEnv  # noqa: E402
 
 TIMINGS = ("seconds", "deals_per_second", "games_per_second")
 
@@ -29,27 +27,9 @@ def _cautious() -> GreedyAgent:
     return agent
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    """``tiny_model(variant, num_players, **options)``: the folder of a small untrained model.
-
-    Its network depends only on the number of players (the observation's size), so one
-    policy per table size serves every variant."""
-    networks: dict[int, tuple] = {}
-
-    def make(variant: str, num_players: int, **options) -> str:
-        if num_players not in networks:
-            torch.set_num_threads(1)
-            env = CommerceEnv(variant="trade_barter", num_players=num_players, opponents=["random"])
-            model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=num_players, device="cpu", n_steps=64,
-                                            batch_size=64, policy_kwargs=dict(net_arch=[16]))
-            networks[num_players] = weights_from_policy(model.policy)
-        weights, network = networks[num_players]
-        folder = tmp_path_factory.mktemp(f"{variant}-{num_players}")
-        meta = make_meta(make_rules(variant, **options), num_players, network)
-        return f"model:{save_model(folder / 'm', weights, meta, use_safetensors=False)}"
-
-    return make
+def _model(tiny_model, variant: str, num_players: int, layout_version: int | None = None, **options) -> str:
+    """The spec of a small untrained model (tests/conftest.py) for this table."""
+    return f"model:{tiny_model(variant, num_players, seed=num_players, layout_version=layout_version, **options)}"
 
 
 # Every variant at R12 defaults (matches until out: widow, my_ship_sails, pool; single deals:
@@ -71,9 +51,11 @@ CASES = [
 
 @pytest.mark.parametrize("variant, num_players, options", CASES)
 @pytest.mark.parametrize("duplicate", [True, False])
-def test_batched_arena_equals_the_local_arena(tiny_model, variant, num_players, options, duplicate):
+@pytest.mark.parametrize("layout_version", obs.LAYOUT_VERSIONS)  # a model of each layout sees its own input
+def test_batched_arena_equals_the_local_arena(tiny_model, variant, num_players, options, duplicate, layout_version):
     # R4.5, R7.3, R12: same packs (given and shuffled), seatings, decisions and rewards: the same JSON.
-    lineup = [tiny_model(variant, num_players, **options), "greedy", _cautious()][:num_players]
+    lineup = [_model(tiny_model, variant, num_players, layout_version, **options), "greedy",
+              _cautious()][:num_players]
     kwargs = dict(lineup=lineup, variant=variant, num_players=num_players, options=options, games=24, seed=7,
                   duplicate=duplicate)
     batched = _result(batched=True, **kwargs)
@@ -90,7 +72,7 @@ def test_greedy_lineups_agree_over_many_batches(monkeypatch):
 
 
 def test_a_learned_agent_object_is_batched(tiny_model):
-    spec = tiny_model("trade_barter", 4)
+    spec = _model(tiny_model, "trade_barter", 4)
     agent = load_agent(spec[len("model:"):])
     assert arena_batched.applies([agent, "greedy"], make_rules("trade_barter"))
     kwargs = dict(variant="trade_barter", num_players=4, games=12, seed=2)
@@ -146,7 +128,7 @@ def test_training_evaluation_takes_the_batched_path_where_it_applies(tiny_model,
         return real(agents, *args, **kwargs)
 
     monkeypatch.setattr(arena_batched, "play_groups", counting)
-    agent = load_agent(tiny_model("widow", 3)[len("model:"):])  # as training's policy_agent gives it
+    agent = load_agent(tiny_model("widow", 3))  # as training's policy_agent gives it
     report = evaluate(agent, ["greedy", "random"], variant="widow", num_players=3, deals=6)
     assert calls == [["greedy", "learned"]]  # the table of greedy only: random is not batchable
     assert set(report["opponents"]) == {"greedy", "random"}

@@ -7,32 +7,21 @@ import json
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-sb3_contrib = pytest.importorskip("sb3_contrib")
-
-from agents.learned import make_meta, save_model, weights_from_policy  # noqa: E402
-from agents.stats import stratified_bootstrap  # noqa: E402
-from benchmarks import seeds  # noqa: E402
-from commerce_env.rules import make_rules  # noqa: E402
-from commerce_env.single_agent import CommerceEnv  # noqa: E402
+from agents.stats import stratified_bootstrap
+from benchmarks import seeds
 
 
-def tiny_run(folder, seed):
+def tiny_run(tiny_model, folder, seed):
     """A run folder as `commerce train` leaves it: config.yaml, model/, eval_history.jsonl (untrained net)."""
-    torch.set_num_threads(1)
-    env = CommerceEnv(variant="old_game", num_players=4, opponents=["random"])
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=64, batch_size=64,
-                                    policy_kwargs=dict(net_arch=[16]))
-    weights, network = weights_from_policy(model.policy)
-    save_model(folder / "model", weights, make_meta(make_rules("old_game"), 4, network), use_safetensors=False)
+    tiny_model("old_game", 4, folder / "model", seed=seed)
     (folder / "config.yaml").write_text(f"seed: {seed}\n")
     point = {"steps": 1000 * (seed + 1), "opponents": {"greedy": {"diff": 0.1 * seed}}}
     (folder / "eval_history.jsonl").write_text(json.dumps(point) + "\n")
     return folder
 
 
-def test_seeds_report_per_seed_the_aggregate_and_ship_the_best(tmp_path):
-    runs = [tiny_run(tmp_path / f"run{s}", s) for s in range(2)]
+def test_seeds_report_per_seed_the_aggregate_and_ship_the_best(tmp_path, tiny_model):
+    runs = [tiny_run(tiny_model, tmp_path / f"run{s}", s) for s in range(2)]
     out, shipped = tmp_path / "out", tmp_path / "models" / "old_game"
     argv = ["--variant", "old_game", "--runs", *map(str, runs), "--games", "16", "--opponents", "random,greedy",
             "--out", str(out), "--ship", str(shipped)]

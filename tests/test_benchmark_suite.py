@@ -6,25 +6,13 @@ import json
 
 import pytest
 
-torch = pytest.importorskip("torch")
-sb3_contrib = pytest.importorskip("sb3_contrib")
-
-from agents.learned import make_meta, save_model, weights_from_policy  # noqa: E402
-from benchmarks import suite  # noqa: E402
-from commerce_env.rules import make_rules  # noqa: E402
-from commerce_env.single_agent import CommerceEnv  # noqa: E402
+from benchmarks import suite
 
 
 @pytest.fixture
-def models(tmp_path):
+def models(tmp_path, tiny_model):
     """A folder of shipped models holding an (untrained) old-game model."""
-    torch.set_num_threads(1)
-    env = CommerceEnv(variant="old_game", num_players=4, opponents=["random"])
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64,
-                                    policy_kwargs=dict(net_arch=[16]))
-    weights, network = weights_from_policy(model.policy)
-    save_model(tmp_path / "models" / "old_game", weights, make_meta(make_rules("old_game"), 4, network),
-               use_safetensors=False)
+    tiny_model("old_game", 4, tmp_path / "models" / "old_game")
     return tmp_path / "models"
 
 

@@ -146,6 +146,21 @@ def test_no_env_writes_the_engines_state():  # envs drive the engine through its
         assert writes == [], name
 
 
+def _dict_uses(tree: ast.AST) -> list[str]:
+    """Every use of an object's ``__dict__`` (read or written) in ``tree``."""
+    return [ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "__dict__"]
+
+
+def test_only_the_engine_reaches_into_a_games_dict():  # a game is built by its constructor, clone() or restore()
+    for name, path in MODULES.items():
+        if not name.startswith("commerce_env.engine"):
+            assert _dict_uses(ast.parse(path.read_text())) == [], name
+
+
+def test_a_write_to_a_dict_would_be_found():
+    assert _dict_uses(ast.parse("world = object.__new__(Game)\nworld.__dict__ = state")) == ["world.__dict__"]
+
+
 # Variant behaviour lives in the variant's engine class (commerce_env/engine) or in rules.py's
 # tables of options; the batched engine's kernels are that engine again, one branch per variant code.
 VARIANT_HOMES = ("commerce_env.engine", "commerce_env.rules", "commerce_env.vector.kernels")

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
-from agents.learned import LearnedAgent, load_agent, make_meta, save_model, weights_from_policy  # noqa: E402
+from agents.learned import LearnedAgent, load_agent  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
 from commerce_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
@@ -22,18 +22,13 @@ from commerce_env.single_agent import CommerceEnv  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def sb3_model():
-    torch.set_num_threads(1)
-    env = CommerceEnv(num_players=3, opponents=["random"])
-    return sb3_contrib.MaskablePPO("MlpPolicy", env, seed=0, device="cpu", n_steps=64, batch_size=64,
-                                   policy_kwargs=dict(net_arch=[16, 8]))
+def sb3_model(tiny_ppo):
+    return tiny_ppo(num_players=3, net_arch=(16, 8))
 
 
 @pytest.fixture
-def model_dir(tmp_path, sb3_model):
-    weights, network = weights_from_policy(sb3_model.policy)
-    meta = make_meta(make_rules("trade_barter"), 3, network)
-    return save_model(tmp_path / "model", weights, meta, use_safetensors=False)
+def model_dir(tmp_path, sb3_model, tiny_model):
+    return tiny_model("trade_barter", 3, tmp_path / "model", ppo=sb3_model, use_safetensors=False)
 
 
 def _rewrite_weights(folder: Path, write) -> None:
@@ -162,11 +157,9 @@ def test_a_raw_sb3_zip_needs_the_trust_flag(tmp_path, sb3_model):
     assert isinstance(agent, LearnedAgent) and agent.num_players == 3
 
 
-def test_safetensors_weights_load_when_the_package_is_there(tmp_path, sb3_model, model_dir):
+def test_safetensors_weights_load_when_the_package_is_there(tmp_path, sb3_model, model_dir, tiny_model):
     pytest.importorskip("safetensors")
-    weights, network = weights_from_policy(sb3_model.policy)
-    folder = save_model(tmp_path / "st", weights, make_meta(make_rules("trade_barter"), 3, network),
-                        use_safetensors=True)
+    folder = tiny_model("trade_barter", 3, tmp_path / "st", ppo=sb3_model, use_safetensors=True)
     assert (folder / "weights.safetensors").exists()
     observation = np.zeros(obs.observation_size(3), dtype=np.float32)
     assert np.allclose(load_agent(folder).logits(observation), load_agent(model_dir).logits(observation))
@@ -180,13 +173,10 @@ def test_no_model_gives_a_clear_error(tmp_path):
         load_agent(tmp_path / "empty")
 
 
-def test_a_model_with_hand_strength_features_rebuilds_them_at_play_time(tmp_path):
+def test_a_model_with_hand_strength_features_rebuilds_them_at_play_time(tmp_path, tiny_ppo, tiny_model):
+    model = tiny_ppo(num_players=3, seed=1, features=["hand_strength"])
     env = CommerceEnv(num_players=3, opponents=["random"], features=["hand_strength"])
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, seed=1, device="cpu", n_steps=64, batch_size=64,
-                                    policy_kwargs=dict(net_arch=[16]))
-    weights, network = weights_from_policy(model.policy)
-    folder = save_model(tmp_path / "m", weights,
-                        make_meta(make_rules("trade_barter"), 3, network, features=["hand_strength"]),
+    folder = tiny_model("trade_barter", 3, tmp_path / "m", ppo=model, features=["hand_strength"],
                         use_safetensors=False)
     agent = load_agent(folder)
     base = obs.observation_size(3)

@@ -30,6 +30,8 @@ from typing import Any
 
 from commerce_env.rules import make_rules
 
+from .checks import merge_sections
+
 DEFAULTS: dict[str, Any] = {
     "backend": "sb3",
     "name": "run",
@@ -57,6 +59,11 @@ def _ppo_arguments() -> set[str]:
     from sb3_contrib import MaskablePPO
 
     return set(inspect.signature(MaskablePPO.__init__).parameters) - {"self", *PPO_RESERVED}
+
+
+def _allowed(section: str) -> set[str]:
+    """The keys a section may hold."""
+    return _ppo_arguments() if section == "ppo" else set(DEFAULTS[section])
 
 
 # Limits beyond which a value is a typo, not a plan.
@@ -120,29 +127,11 @@ def _is_number(value: Any) -> bool:
 
 def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: a training config must be a mapping of sections, got {type(data).__name__}")
-    if data.get("backend") == "rllib":
+    if isinstance(data, dict) and data.get("backend") == "rllib":
         from .rllib_config import validate as validate_rllib
 
         return validate_rllib(data, source)
-    config = copy.deepcopy(DEFAULTS)
-    for key, value in data.items():
-        if key not in DEFAULTS:
-            raise ValueError(f"{source}: unknown key {key!r}; keys are {', '.join(DEFAULTS)}")
-        if key in SECTIONS:
-            if value is None:
-                continue
-            if not isinstance(value, dict):
-                raise ValueError(f"{source}: section {key!r} must be a mapping, got {value!r}")
-            allowed = _ppo_arguments() if key == "ppo" else set(DEFAULTS[key])
-            for sub in value:
-                if sub not in allowed:
-                    hint = "MaskablePPO arguments" if key == "ppo" else ", ".join(DEFAULTS[key])
-                    raise ValueError(f"{source}: unknown key '{key}.{sub}'; allowed: {hint}")
-            config[key].update(value)
-        else:
-            config[key] = value
+    config = merge_sections(data, DEFAULTS, source, _allowed, "MaskablePPO arguments")
     _check_values(config, _Checker(source))
     return config
 

@@ -24,12 +24,12 @@ An unknown key anywhere is a ``ValueError`` naming it.
 
 from __future__ import annotations
 
-import copy
 import inspect
 from typing import Any
 
 from .checks import check_agent_names as _check_agent_names
 from .checks import is_int as _is_int
+from .checks import merge_sections
 from .checks import require as _require
 
 DEFAULTS: dict[str, Any] = {
@@ -77,25 +77,8 @@ def _allowed(section: str) -> set[str] | None:
 
 def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: a training config must be a mapping of sections, got {type(data).__name__}")
-    config = copy.deepcopy(DEFAULTS)
-    for key, value in data.items():
-        if key not in DEFAULTS:
-            raise ValueError(f"{source}: unknown key {key!r}; keys of an RLlib config are {', '.join(DEFAULTS)}")
-        if key in SECTIONS:
-            if value is None:
-                continue
-            if not isinstance(value, dict):
-                raise ValueError(f"{source}: section {key!r} must be a mapping, got {value!r}")
-            allowed = _allowed(key)
-            for sub in value:
-                if allowed is not None and sub not in allowed:
-                    hint = "PPOConfig.training arguments" if key == "ppo" else ", ".join(DEFAULTS[key])
-                    raise ValueError(f"{source}: unknown key '{key}.{sub}'; allowed: {hint}")
-            config[key].update(value)
-        else:
-            config[key] = value
+    config = merge_sections(data, DEFAULTS, source, _allowed, "PPOConfig.training arguments",
+                            keys_are="keys of an RLlib config are")
     _check_values(config, source)
     return config
 

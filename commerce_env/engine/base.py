@@ -22,7 +22,8 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
 from ..hands import CATEGORIES, hand_key, key_array, keys_of
@@ -47,6 +48,21 @@ from .actions import (
 )
 from .settlement import Showdown, best_hands, divide, worst_hand
 from .shuffle import shuffled
+
+# Fields of a game's state that hold hidden cards or the shuffles of later deals (R11), or that
+# Game.restore builds anew: what Game.public_state leaves out.
+HIDDEN_FIELDS = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
+                           "deal_start", "position", "_rng_shared", "_stop_after_deal"))
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with its lists (and lists in lists) and dicts copied: the rest of a state is immutable."""
+    if type(value) is list:
+        return [list(x) if type(x) is list else x for x in value]
+    if type(value) is dict:
+        return dict(value)
+    return value
+
 
 # Phases of a decision.
 ACT = "act"  # a player's own turn
@@ -398,7 +414,7 @@ class Game:
 
     @staticmethod
     def value_table(combinations: frozenset[str]):
-        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``a * 2704 + b * 52 + c``
+        """:meth:`value_of` of all 52**3 ordered triples ``(a, b, c)``, at ``hands.table_index(a, b, c)``
         (a numpy array, shared: do not write to it), for code that looks values up in bulk."""
         return key_array(combinations)
 
@@ -626,6 +642,35 @@ class Game:
                 named = cards[:count]
                 texts.append((seat, f"{kind} {format_cards(named)}" if count and None not in named else kind))
         return texts
+
+    def public_state(self) -> tuple[tuple[str, Any], ...]:
+        """The fields of this state that hide nothing from any seat (R11), copied, sorted by
+        name: what a seat view keeps so that :meth:`restore` can build a game around
+        re-dealt cards.  Left out: :data:`HIDDEN_FIELDS`."""
+        return tuple(sorted((name, _copied(value)) for name, value in self.__dict__.items()
+                            if name not in HIDDEN_FIELDS))
+
+    @classmethod
+    def restore(cls, public_state: Iterable[tuple[str, Any]], *, hands: list[list[int]], table: list[int],
+                stock: list[int], discards: list[int], offer: tuple | None, record: list[tuple],
+                deal_start: int, rng: random.Random) -> Game:
+        """A game of this variant in the state ``public_state`` (:meth:`public_state`) holding the
+        given cards of the current deal: the worlds of search (``SeatView.sample_world``, dealt by
+        :mod:`.determinize`).  ``record`` is the match's record (the current deal's entries from
+        ``deal_start``); later deals are shuffled from ``rng`` (no given packs).  The lists are
+        taken, not copied; the caller answers for the cards being one consistent deal
+        (:meth:`where_are_cards` checks it).  Without a given state, build a game with the
+        constructor."""
+        state = {name: _copied(value) for name, value in public_state}
+        hidden = sorted(HIDDEN_FIELDS & state.keys())
+        if hidden:
+            raise ValueError(f"public_state holds hidden fields {hidden}; give them as arguments")
+        state.update(rng=rng, decks=[], record=record, deal_start=deal_start, hands=hands, table=table,
+                     stock=stock, discards=discards, offer=offer, _legal_cache=None,
+                     position={s: i for i, s in enumerate(state["order"])}, _stop_after_deal=False)
+        game = object.__new__(cls)
+        game.__dict__ = state
+        return game
 
     def clone(self) -> Game:
         """An independent copy (for search): lists (and lists of lists) copied, the rest

@@ -16,6 +16,7 @@ from numba import njit
 from ..engine import ENGINES
 from ..features import HandStrength
 from ..rules import Rules
+from .kernels import triple_index
 
 
 @njit(cache=True, error_model="numpy")
@@ -36,7 +37,7 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
         if count != 3:
             continue
         a, b, c = hand[0], hand[1], hand[2]
-        key = keys[a * 2704 + b * 52 + c]
+        key = keys[triple_index(a, b, c)]
         q = np.float64(percentile[key])
         out[r, 0] = q
         out[r, 1] = math.pow(q, opponents)
@@ -77,11 +78,11 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
             if n:
                 total = 0.0
                 for k in range(n):
-                    total += percentile[keys[ka * 2704 + kb * 52 + unseen[k]]]
+                    total += percentile[keys[triple_index(ka, kb, unseen[k])]]
                 out[r, 8 + i] = total / n
             if tables == 3:
                 for j in range(3):
-                    out[r, 11 + 3 * i + j] = percentile[keys[ka * 2704 + kb * 52 + table[j]]]
+                    out[r, 11 + 3 * i + j] = percentile[keys[triple_index(ka, kb, table[j])]]
 
 
 class BatchHandStrength:

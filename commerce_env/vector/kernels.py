@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..hands import table_index as _table_index
+
 # --------------------------------------------------------------- parameters
 V_TRADE_BARTER, V_WIDOW, V_SHIP, V_OLD, V_POOL = 0, 1, 2, 3, 4
 (P_VARIANT, P_N, P_TIE, P_DISCARD_BOTTOM, P_STAND_AFTER, P_DEALER_PAYS, P_ALLOW_PASS, P_WHISKEY, P_DEALS,
@@ -59,7 +61,7 @@ NUM_PS = 15
 # Card bit sets (bit c = card c), three per seat from p[P_BITS_AT].
 B_GAVE_LEFT, B_GAVE_RIGHT, B_DISCARDED = 0, 1, 2
 
-# Observation layout (commerce_env.observation, LAYOUT_VERSION 1).
+# Observation layout (commerce_env.observation, LAYOUT_VERSION 2).
 CARD_FEATURES = 17
 O_HAND, O_HAND_SLOTS, O_TABLE_SLOTS = 0, 52, 103
 O_GAVE_LEFT, O_GAVE_RIGHT, O_DISCARDED, O_PHASE, O_FLAGS, O_PLAYERS = 154, 206, 258, 310, 317, 323
@@ -84,6 +86,10 @@ def layout_params(num_players: int, num_decks: int) -> dict[int, int]:
     decks = rew + 2 * n
     return {P_PS: ps, P_HANDS: hands, P_TABLE_AT: table, P_STOCK_AT: stock, P_DISC_AT: discards,
             P_BITS_AT: bits, P_REW_AT: rew, P_DECKS_AT: decks, P_WIDTH: decks + 52 * num_decks}
+
+
+# R2's table of all ordered triples, indexed as commerce_env.hands.table_index says (one definition).
+triple_index = njit(cache=True, inline="always")(_table_index)
 
 
 @njit(cache=True, error_model="numpy")
@@ -461,7 +467,7 @@ def finish_deal(st, g, p, keys, counted):
         if st[g, at] < 0:
             st[g, _f(p, s, S_VALUE)] = -1
         else:
-            st[g, _f(p, s, S_VALUE)] = keys[st[g, at] * 2704 + st[g, at + 1] * 52 + st[g, at + 2]]
+            st[g, _f(p, s, S_VALUE)] = keys[triple_index(st[g, at], st[g, at + 1], st[g, at + 2])]
     count = best_hands(st, g, p)
     m = st[g, G_M]
     if v == V_TRADE_BARTER or v == V_WIDOW or v == V_SHIP:  # R5.7, R6.4, R7.4: the pool to the best
