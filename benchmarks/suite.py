@@ -145,8 +145,10 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     for variant, section in sections.items():
         table = section["built_in"]
         lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
-                  f"{'; quick: samples too small to mean anything' if section['quick'] else ''}; commit "
-                  f"{section['versions'].get('commit', 'unknown')[:10]}; {section['seconds']:.0f} s).", "",
+                  f"{'; quick: samples too small to mean anything' if section['quick'] else ''}; "
+                  f"{section['seconds']:.0f} s). Versions: "
+                  + ", ".join(f"{k}: {v if k != 'commit' else v[:10]}" for k, v in section["versions"].items())
+                  + ".", "",
                   f"Built-in agents at one table: {table['games']} games in "
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
                   f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
