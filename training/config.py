@@ -15,6 +15,9 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``)
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
+* ``pretrain``: ``teacher`` (null: none; an agent spec), ``decisions``, ``explore``, ``epochs``,
+  ``batch_size``, ``learning_rate``, ``value_coef``, ``workers``, ``snapshot``: imitation of the
+  teacher before PPO (:mod:`training.pretrain`), inside the time limit
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
 ``backend: rllib`` makes it an RLlib run, configured and checked by :mod:`training.rllib_config`.
@@ -47,6 +50,8 @@ DEFAULTS: dict[str, Any] = {
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
                    "seed": 12345, "workers": 1},
+    "pretrain": {"teacher": None, "decisions": 100_000, "explore": 0.0, "epochs": 10, "batch_size": 512,
+                 "learning_rate": 1e-3, "value_coef": 0.5, "workers": 1, "snapshot": True},
 }
 BACKENDS = ("sb3", "rllib")
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
@@ -199,6 +204,22 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(isinstance(baselines, list) and baselines != [] and all(isinstance(b, str) for b in baselines),
                   "evaluation.baselines", baselines, "a non-empty list of agent names")
     _check_agents(baselines, "evaluation.baselines", rules, env["num_players"], check)
+    _check_pretrain(c["pretrain"], rules, env["num_players"], check)
+
+
+def _check_pretrain(p: dict[str, Any], rules: Any, num_players: int, check: _Checker) -> None:
+    if p["teacher"] is not None:
+        check.require(isinstance(p["teacher"], (str, dict)), "pretrain.teacher", p["teacher"],
+                      "null, an agent name, model:<path> or {agent: name, ...}")
+        _check_agents([p["teacher"]], "pretrain.teacher", rules, num_players, check)
+    check.integer("pretrain.decisions", p["decisions"], 1, MAX_STEPS)
+    check.number("pretrain.explore", p["explore"], 0, 1)
+    check.integer("pretrain.epochs", p["epochs"], 1, MAX_EPOCHS)
+    check.integer("pretrain.batch_size", p["batch_size"], 1, MAX_ROLLOUT)
+    check.number("pretrain.learning_rate", p["learning_rate"], 0, 1, low_open=True)
+    check.number("pretrain.value_coef", p["value_coef"], 0, 10)
+    check.integer("pretrain.workers", p["workers"], 1, MAX_THREADS)
+    check.boolean("pretrain.snapshot", p["snapshot"])
 
 
 def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:

@@ -10,6 +10,8 @@ The run folder (``output`` in the config) holds:
 * ``tb/``: TensorBoard logs (SB3's ``rollout/``, ``train/`` and our ``eval/``)
 * ``snapshots/step_<n>/``: self-play snapshots of the learner (safe format)
 * ``eval_history.jsonl``: the periodic evaluations (steps, mean reward, CIs)
+* ``pretrain.json``: what imitation of the teacher did, when the config has one
+  (:mod:`training.pretrain`); its clone is ``snapshots/step_0/``
 * ``model/``: the final policy in the safe format (:mod:`agents.learned`)
 * ``report.json`` / ``report.txt``: the final duplicate-deal evaluation
 * ``.commerce-run.json`` / ``.commerce-run.lock``: the files the run wrote, and
@@ -98,6 +100,20 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
                        **config["ppo"])
 
 
+def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any, state: dict[str, Any]) -> None:
+    """Imitation of the teacher (:mod:`training.pretrain`), counted in the run's time; with
+    ``pretrain.snapshot`` the clone joins the league as its first snapshot."""
+    from .pretrain import PRETRAIN_FILE, pretrain
+
+    record = pretrain(model, config)
+    state["elapsed_seconds"] += record["seconds"]
+    run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
+    if config["pretrain"]["snapshot"] and config["selfplay"]["enabled"]:
+        folder = export_model(model, config, run.path / "snapshots" / "step_0", run)
+        vec_env.env_method("add_snapshot", str(folder))
+        state["snapshots"].append(str(folder))
+
+
 def _trim_history(path: Path, steps: int) -> None:
     """Drop evaluations made after the checkpoint a run resumes from (they will be made again)."""
     if path.exists():
@@ -147,6 +163,8 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
                  "next_snapshot": config["selfplay"]["every_steps"]}
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
+        if config["pretrain"]["teacher"] is not None:
+            _pretrain(model, config, run, vec_env, state)
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options()})

@@ -1,0 +1,161 @@
+"""Imitation before PPO: the policy first learns a teacher agent's play, its value head
+the returns of that play, so that PPO starts from the teacher's level instead of from
+random play (the ``pretrain`` section of a training config).
+
+Why: the batched engine cannot run ``expected_value`` as a training opponent, and PPO
+from scratch meets it only in evaluation.  A clone of it can join the league from step 0
+(``pretrain.snapshot``), and the learner starts where the teacher is.  The objective PPO
+then optimises is unchanged; only its starting point moves.
+
+The teacher plays every seat of matches on the readable engine (R12 rules of the run,
+the run's observation and features, so the demonstrations are what the learner will see).
+With ``explore`` > 0 a seat sometimes plays a uniformly random legal action instead,
+but the label is always the teacher's action in that state: the clone also learns what
+to do after a mistake.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PRETRAIN_FILE = "pretrain.json"
+
+
+@dataclass
+class Demonstrations:
+    """A teacher's decisions: what the seat saw, what it might do, what it did, and what it got."""
+
+    observations: np.ndarray  # (n, size) float32: the learner's input (observation and features)
+    masks: np.ndarray  # (n, 27) bool: the legal actions
+    actions: np.ndarray  # (n,) int64: the teacher's action
+    returns: np.ndarray  # (n,) float32: the seat's reward from this decision to the match's end
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @staticmethod
+    def concatenate(parts: list[Demonstrations]) -> Demonstrations:
+        return Demonstrations(*(np.concatenate([getattr(p, name) for p in parts])
+                                for name in ("observations", "masks", "actions", "returns")))
+
+
+def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
+            decisions: int, seed: int, explore: float = 0.0) -> Demonstrations:
+    """At least ``decisions`` of ``teacher``'s decisions (a spec for :func:`agents.make_agent`),
+    from whole matches in every seat; deterministic for a seed."""
+    from agents import make_agent
+    from commerce_env import observation as obs
+    from commerce_env.engine import new_game
+    from commerce_env.features import feature_builders
+    from commerce_env.rules import make_rules
+    from commerce_env.view import seat_view
+
+    if decisions < 1:
+        raise ValueError(f"decisions must be at least 1, got {decisions!r}")
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError(f"explore must lie in [0, 1], got {explore!r}")
+    rules = make_rules(variant, **options)
+    agent = make_agent(teacher, variant=variant, num_players=num_players)
+    builders = feature_builders(features, rules, num_players)
+    rng = random.Random(seed)
+    rows: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    while len(actions) < decisions:
+        game = new_game(rules, num_players, dealer=rng.randrange(num_players), rng=random.Random(rng.getrandbits(64)))
+        earned = np.asarray(game.take_rewards(), dtype=np.float64)  # antes and the like, before any decision
+        seats, before = [], []
+        while not game.over:
+            seat = game.current_player
+            vector = obs.encode(game, seat)
+            if builders:
+                vector = np.concatenate([vector, *(f(vector) for f in builders)])
+            mask = obs.action_mask(game, seat).astype(bool)
+            action = int(agent.act(seat_view(game, seat)))
+            rows.append(vector.astype(np.float32))
+            masks.append(mask)
+            actions.append(action)
+            seats.append(seat)
+            before.append(earned[seat])
+            played = rng.choice(np.flatnonzero(mask).tolist()) if explore and rng.random() < explore else action
+            game.apply(played)
+            earned += np.asarray(game.take_rewards(), dtype=np.float64)
+        returns.extend(float(earned[s] - b) for s, b in zip(seats, before, strict=True))
+    return Demonstrations(np.stack(rows), np.stack(masks), np.asarray(actions, dtype=np.int64),
+                          np.asarray(returns, dtype=np.float32))
+
+
+def _collect_part(arguments: tuple) -> Demonstrations:
+    return collect(*arguments)
+
+
+def collect_parallel(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
+                     decisions: int, seed: int, explore: float = 0.0, workers: int = 1) -> Demonstrations:
+    """:func:`collect` split over ``workers`` processes (worker k plays seed ``seed + k``)."""
+    if workers <= 1:
+        return collect(teacher, variant, num_players, options, features, decisions, seed, explore)
+    import multiprocessing
+
+    share = -(-decisions // workers)
+    parts = [(teacher, variant, num_players, options, features, share, seed + k, explore) for k in range(workers)]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return Demonstrations.concatenate(pool.map(_collect_part, parts))
+
+
+def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
+            value_coef: float = 0.5, seed: int = 0) -> dict[str, float]:
+    """Fits a MaskablePPO policy to the demonstrations: cross-entropy of the teacher's action
+    under the masked policy, plus ``value_coef`` times the value head's squared error on the
+    returns.  Returns the last epoch's losses and the policy's agreement with the teacher."""
+    import torch
+
+    torch.manual_seed(seed)
+    n = len(demonstrations)
+    observations = torch.as_tensor(demonstrations.observations)
+    masks = torch.as_tensor(demonstrations.masks)
+    actions = torch.as_tensor(demonstrations.actions)
+    returns = torch.as_tensor(demonstrations.returns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = np.random.default_rng(seed)
+    policy.set_training_mode(True)
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        order = torch.as_tensor(generator.permutation(n))
+        totals = np.zeros(3)
+        for start in range(0, n, batch_size):
+            batch = order[start:start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(observations[batch], actions[batch],
+                                                          action_masks=masks[batch].numpy())
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns[batch])
+            optimizer.zero_grad()
+            (policy_loss + value_coef * value_loss).backward()
+            optimizer.step()
+            totals += np.array([policy_loss.item(), value_loss.item(), 1.0]) * len(batch)
+        stats = {"policy_loss": totals[0] / n, "value_loss": totals[1] / n}
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        distribution = policy.get_distribution(observations, action_masks=masks.numpy())
+        chosen = distribution.distribution.probs.argmax(dim=1)
+    stats["agreement"] = float((chosen == actions).float().mean())
+    return stats
+
+
+def pretrain(model: Any, config: dict[str, Any]) -> dict[str, Any]:
+    """The config's ``pretrain`` step on ``model``'s policy; returns what it did (for ``pretrain.json``)."""
+    section, env = config["pretrain"], config["env"]
+    started = time.monotonic()
+    demonstrations = collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
+                                      list(env["features"]), section["decisions"], config["seed"],
+                                      section["explore"], section["workers"])
+    collected = time.monotonic() - started
+    stats = imitate(model.policy, demonstrations, section["epochs"], section["batch_size"],
+                    section["learning_rate"], section["value_coef"], config["seed"])
+    return {"teacher": section["teacher"], "decisions": len(demonstrations), "collect_seconds": collected,
+            "seconds": time.monotonic() - started, **stats}
