@@ -37,6 +37,7 @@ def weights_from_policy(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, A
 
 
 ZIP_RULES_KEY = "commerce_rules"  # the model attribute training sets; SB3 saves it in the zip's "data" JSON
+ZIP_LAYOUT_KEY = "observation_layout_version"  # in that record: the observation the model was trained on
 
 
 def zip_rules(path: Path) -> dict | None:
@@ -84,5 +85,11 @@ def read_sb3_zip(path: Path, variant: str | None = None,
     except (TypeError, ValueError) as error:
         raise _fail(path, str(error)) from None
     meta = make_meta(rules, fits[0][0], network, features=fits[0][1])
+    if recorded is not None and ZIP_LAYOUT_KEY in recorded:  # zips of older runs do not say: today's layout
+        layout = recorded[ZIP_LAYOUT_KEY]
+        if not obs.known_layout(layout):
+            raise _fail(path, f"observation layout version {layout!r}; this commerce_env reads "
+                              f"versions {', '.join(map(str, obs.LAYOUT_VERSIONS))}")
+        meta["observation_layout_version"] = layout
     _check_expected(meta, variant, num_players, path)
     return weights, meta

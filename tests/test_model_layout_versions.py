@@ -152,3 +152,42 @@ def test_the_shipped_layout_1_models_still_load_and_say_so():
     docs = Path(__file__).resolve().parent.parent / "docs"
     for folder in (docs / "training" / "foster_model", docs / "distributed" / "rllib_foster_model"):
         assert load_agent(folder).layout_version == 1
+
+
+def _rewrite_zip_record(source, target, change) -> None:
+    """A copy of an SB3 zip whose ``commerce_rules`` record ``change(record)`` edits (the rest byte-equal)."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            payload = old.read(item.filename)
+            if item.filename == "data":
+                data = json.loads(payload)
+                change(data["commerce_rules"])
+                payload = json.dumps(data).encode()
+            new.writestr(item, payload)
+
+
+def test_a_training_zip_records_its_layout_and_loads_as_that_layout(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from agents.learned import zip_rules
+    from tests.test_training import tiny
+    from training.config import validate
+    from training.train import CHECKPOINT, train
+
+    config = validate(tiny(tmp_path, training={"total_timesteps": 256},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    checkpoint = tmp_path / "run" / CHECKPOINT
+    assert zip_rules(checkpoint)["observation_layout_version"] == obs.LAYOUT_VERSION
+    assert load_agent(checkpoint, trust_sb3_zip=True).layout_version == obs.LAYOUT_VERSION
+    older = tmp_path / "older.zip"
+    _rewrite_zip_record(checkpoint, older, lambda record: record.update(observation_layout_version=1))
+    assert load_agent(older, trust_sb3_zip=True).layout_version == 1
+    unknown = tmp_path / "unknown.zip"
+    _rewrite_zip_record(checkpoint, unknown, lambda record: record.update(observation_layout_version=99))
+    with pytest.raises(ValueError, match="layout version 99"):
+        load_agent(unknown, trust_sb3_zip=True)
+    unrecorded = tmp_path / "unrecorded.zip"  # a zip of a run before the record: today's layout, as before
+    _rewrite_zip_record(checkpoint, unrecorded, lambda record: record.pop("observation_layout_version"))
+    assert load_agent(unrecorded, trust_sb3_zip=True).layout_version == obs.LAYOUT_VERSION

@@ -27,6 +27,8 @@ from typing import Any
 import yaml
 
 from agents.learned import ZIP_RULES_KEY
+from agents.sb3_models import ZIP_LAYOUT_KEY
+from commerce_env import observation as obs
 from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
@@ -167,7 +169,8 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
             _pretrain(model, config, run, vec_env, state)
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
-                                   "rules": make_rules(env["variant"], **env["rules"]).options()})
+                                   "rules": make_rules(env["variant"], **env["rules"]).options(),
+                                   ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION})
     clock = RunState(state)
     remaining = training["total_timesteps"] - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.
