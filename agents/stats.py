@@ -99,33 +99,49 @@ def interquartile_mean(scores: np.ndarray) -> float:
     return float(x[cut:x.size - cut].mean())
 
 
-def stratified_bootstrap(strata: list[np.ndarray], *, level: float = 0.95, samples: int = BOOTSTRAP_SAMPLES,
-                         seed: int = 0) -> dict[str, float | list[float]]:
+def stratified_bootstrap(strata: list[np.ndarray], *, weights: list[np.ndarray] | None = None, level: float = 0.95,
+                         samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict[str, float | list[float]]:
     """Mean and IQM of scores pooled over ``strata`` (one array per training seed, a
     score per duplicate group), with percentile intervals from a *stratified*
     bootstrap: each seed's groups are resampled within that seed, so every
-    resample keeps every seed (Agarwal et al. 2021, rliable's StratifiedBootstrap)."""
+    resample keeps every seed (Agarwal et al. 2021, rliable's StratifiedBootstrap).
+
+    ``weights`` (one array per stratum, e.g. the deals of each group) make the mean the
+    weighted mean, so that with groups of unequal size it is the per-deal figure of the
+    pooled deals (a ratio estimate, resampled as one); the IQM stays over group scores."""
     arrays = [np.asarray(s, dtype=np.float64).ravel() for s in strata]
     if not arrays or any(a.size == 0 for a in arrays):
         raise ValueError(f"every stratum needs at least one score, got sizes {[a.size for a in arrays]}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    if weights is None:
+        weighing = [np.ones_like(a) for a in arrays]
+    else:
+        weighing = [np.asarray(w, dtype=np.float64).ravel() for w in weights]
+        if [w.size for w in weighing] != [a.size for a in arrays]:
+            raise ValueError(f"weights need one value per score: sizes {[w.size for w in weighing]} "
+                             f"against {[a.size for a in arrays]}")
+        if any((w <= 0).any() or not np.isfinite(w).all() for w in weighing):
+            raise ValueError("weights must be positive and finite")
     rng = np.random.default_rng(seed)
     means, iqms = np.empty(samples), np.empty(samples)
     chunk = 50
     for start in range(0, samples, chunk):
         n = min(chunk, samples - start)
-        pooled = np.concatenate([a[rng.integers(0, a.size, size=(n, a.size))] for a in arrays], axis=1)
-        means[start:start + n] = pooled.mean(axis=1)
+        picks = [rng.integers(0, a.size, size=(n, a.size)) for a in arrays]
+        pooled = np.concatenate([a[k] for a, k in zip(arrays, picks, strict=True)], axis=1)
+        pooled_weights = np.concatenate([w[k] for w, k in zip(weighing, picks, strict=True)], axis=1)
+        means[start:start + n] = (pooled * pooled_weights).sum(axis=1) / pooled_weights.sum(axis=1)
         pooled.sort(axis=1)
         cut = int(0.25 * pooled.shape[1])
         iqms[start:start + n] = pooled[:, cut:pooled.shape[1] - cut].mean(axis=1)
     tail = (1.0 - level) / 2.0
-    everything = np.concatenate(arrays)
-    return {"mean": float(everything.mean()), "mean_ci": [float(v) for v in np.quantile(means, [tail, 1 - tail])],
+    everything, every_weight = np.concatenate(arrays), np.concatenate(weighing)
+    return {"mean": float((everything * every_weight).sum() / every_weight.sum()),
+            "mean_ci": [float(v) for v in np.quantile(means, [tail, 1 - tail])],
             "iqm": interquartile_mean(everything),
             "iqm_ci": [float(v) for v in np.quantile(iqms, [tail, 1 - tail])], "level": level,
-            "scores": int(everything.size), "strata": len(arrays)}
+            "scores": int(everything.size), "strata": len(arrays), "weighted": weights is not None}
 
 
 def openskill_ratings(games: list[tuple[list[str], list[float]]]) -> dict[str, dict[str, float]]:
@@ -186,6 +202,7 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
             "deals": int(seat_deals[:, a].sum()), "games": int(seat_games[:, a].sum()),
             "mean_per_game": float(reward[:, a].sum() / seat_games[:, a].sum()),
             "group_means": (reward[:, a] / seat_deals[:, a]).tolist(),  # per duplicate group, per deal
+            "group_deals": seat_deals[:, a].tolist(),  # the deals it played in each group
         }
     per_deal = reward / seat_deals
     pairwise = []

@@ -55,6 +55,7 @@ def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: 
 
     seeds: list[dict[str, Any]] = []
     group_margins: dict[str, list[np.ndarray]] = {o: [] for o in opponents}
+    group_deals: dict[str, list[np.ndarray]] = {o: [] for o in opponents}  # the learner's, per group
     for run in runs:
         folder = model_of(run)
         spec = f"model:{folder}"
@@ -69,6 +70,7 @@ def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: 
             report = evaluate_agent(spec, [opponent], variant=variant, deals=games, seed=seed, workers=workers)
             versus = report["vs"][opponent]
             group_margins[opponent].append(margins(report, report["name"], opponent))
+            group_deals[opponent].append(np.asarray(report["result"]["agents"][report["name"]]["group_deals"]))
             row["vs"][opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
                                    "ci99": versus["ci99"], "p_value": versus["p_value"],
                                    "games": report["result"]["games"], "groups": report["result"]["groups"],
@@ -77,7 +79,8 @@ def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: 
                   f"[{versus['ci99'][0]:+.3f}, {versus['ci99'][1]:+.3f}] (99%)", file=sys.stderr, flush=True)
         row["worst_margin"] = min(v["difference"] for v in row["vs"].values())
         seeds.append(row)
-    aggregate = {o: stratified_bootstrap(group_margins[o], seed=seed) for o in opponents}
+    # Weighted by deals: a seed's aggregate is then its per-deal margin (match variants' groups differ in deals).
+    aggregate = {o: stratified_bootstrap(group_margins[o], weights=group_deals[o], seed=seed) for o in opponents}
     best = max(range(len(seeds)), key=lambda k: seeds[k]["worst_margin"])
     return {"variant": variant, "games": games, "seed": seed, "opponents": opponents, "seeds": seeds,
             "aggregate": aggregate, "best": best}

@@ -70,7 +70,7 @@ def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int
         report = evaluate_agent(spec, [opponent], variant=variant, num_players=PLAYERS, deals=games,
                                 seed=seed, workers=workers)
         result = report["result"]
-        saved = {**result, "agents": {n: {k: v for k, v in a.items() if k != "group_means"}
+        saved = {**result, "agents": {n: {k: v for k, v in a.items() if k not in ("group_means", "group_deals")}
                                       for n, a in result["agents"].items()}}  # thousands of groups
         write_outputs(saved, out / variant / f"model_vs_{opponent}")
         versus = report["vs"][opponent]

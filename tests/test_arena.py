@@ -124,6 +124,24 @@ def test_group_means_are_each_duplicate_groups_mean_per_deal():
         # one deal per game and equal seat-deals per group: the mean per deal is the groups' mean
         assert np.mean(agent["group_means"]) == pytest.approx(agent["mean"])
 
+def test_a_deal_weighted_aggregate_of_one_seed_is_its_per_deal_margin():
+    # R9.5: pool matches last different numbers of deals, so groups differ in size; weighted by
+    # deals, the aggregate of one seed's group margins is the arena's per-deal difference.
+    result = run_arena(["greedy", "random"], variant="pool", num_players=3, deals=12, seed=3, progress=False)
+    greedy, random_ = result["agents"]["greedy"], result["agents"]["random"]
+    assert len(set(greedy["group_deals"])) > 1
+    margins = np.asarray(greedy["group_means"]) - np.asarray(random_["group_means"])
+    pair = result["pairwise"][0]
+    sign = 1 if pair["a"] == "greedy" else -1
+    weighted = stats.stratified_bootstrap([margins], weights=[greedy["group_deals"]], samples=20)
+    assert weighted["mean"] == pytest.approx(sign * pair["mean_difference"])
+    assert stats.stratified_bootstrap([margins], samples=20)["mean"] != pytest.approx(weighted["mean"])
+    with pytest.raises(ValueError, match="one value per score"):
+        stats.stratified_bootstrap([margins], weights=[greedy["group_deals"][1:]])
+    with pytest.raises(ValueError, match="positive"):
+        stats.stratified_bootstrap([margins], weights=[np.zeros(len(margins))])
+
+
 def test_openskill_ranks_the_better_player_first():
     games = [(["a", "b", "c"], [3.0, -1.0, -2.0])] * 20
     ratings = stats.openskill_ratings(games)
