@@ -21,7 +21,9 @@ from commerce_env.view import seat_view  # noqa: E402
 from tests.test_training import tiny  # noqa: E402
 from training.config import validate  # noqa: E402
 from training.pretrain import Demonstrations, collect, collect_parallel, imitate  # noqa: E402
-from training.train import build_model, make_vec_env, train  # noqa: E402
+from agents.learned import load_agent  # noqa: E402
+from training.run_folder import RunFolder  # noqa: E402
+from training.train import CLONE, build_model, make_vec_env, train, with_clone  # noqa: E402
 
 
 def test_demonstrations_are_the_teachers_legal_choices_and_the_learners_input():
@@ -108,9 +110,32 @@ def test_a_run_with_a_teacher_imitates_it_counts_the_time_and_seats_the_clone(tm
     record = json.loads((out / "pretrain.json").read_text())
     assert record["teacher"] == "greedy" and record["decisions"] >= 200
     state = json.loads((out / "checkpoints" / "state.json").read_text())
-    assert state["snapshots"] == [str(out / "snapshots" / "step_0")]
+    assert state["snapshots"] == [str(out / "clone")]
     assert state["elapsed_seconds"] >= record["seconds"]
-    assert (out / "snapshots" / "step_0" / "model.json").is_file()
+    assert load_agent(out / "clone").meta["trained_steps"] == 0
+
+
+def test_the_clone_joins_the_opponent_pool_at_its_weight_and_stays_there_on_resume(tmp_path):
+    config = validate(tiny(tmp_path, opponents={"pool": ["random", "greedy"], "weights": [3, 1]},
+                           pretrain={"teacher": "greedy", "decisions": 100, "epochs": 1, "opponent_weight": 2.0},
+                           training={"vec_env": "batch", "n_envs": 4, "total_timesteps": 512}))
+    run = RunFolder(tmp_path / "run")
+    league = with_clone(config, run)
+    assert league["opponents"] == {"pool": ["random", "greedy", f"model:{run.path / CLONE}"],
+                                   "weights": [3, 1, 2.0]}
+    assert config["opponents"]["pool"] == ["random", "greedy"]  # the config itself is left as it was
+    train(config, quiet=True)
+    assert (run.path / CLONE / "model.json").is_file()
+    resumed = validate({**tiny(tmp_path), **{k: v for k, v in config.items() if k != "backend"},
+                        "training": {**config["training"], "total_timesteps": 1024}})
+    train(resumed, resume=True, quiet=True)
+    (run.path / CLONE).rename(tmp_path / "moved")  # the resumed league reads the clone again: gone, it says so
+    more = validate({**resumed, "training": {**resumed["training"], "total_timesteps": 2048}})
+    with pytest.raises(ValueError, match=CLONE):
+        train(more, resume=True, quiet=True)
+    uniform = validate(tiny(tmp_path, pretrain={"teacher": "greedy", "opponent_weight": 0.5}))
+    assert with_clone(uniform, run)["opponents"]["weights"] == [1.0, 0.5]
+    assert with_clone(validate(tiny(tmp_path)), run)["opponents"]["pool"] == ["random"]  # no teacher, no clone
 
 
 @pytest.mark.parametrize("change, message", [
@@ -119,6 +144,7 @@ def test_a_run_with_a_teacher_imitates_it_counts_the_time_and_seats_the_clone(tm
     ({"explore": 2}, "pretrain.explore"),
     ({"workers": 0}, "pretrain.workers"),
     ({"snapshot": "yes"}, "pretrain.snapshot"),
+    ({"opponent_weight": -1}, "pretrain.opponent_weight"),
 ])
 def test_a_bad_pretrain_section_is_refused_naming_the_key(tmp_path, change, message):
     with pytest.raises(ValueError, match=message):

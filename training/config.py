@@ -16,7 +16,7 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 * ``pretrain``: ``teacher`` (null: none; an agent spec), ``decisions``, ``explore``, ``epochs``,
-  ``batch_size``, ``learning_rate``, ``value_coef``, ``workers``, ``snapshot``: imitation of the
+  ``batch_size``, ``learning_rate``, ``value_coef``, ``workers``, ``snapshot``, ``opponent_weight``: imitation of the
   teacher before PPO (:mod:`training.pretrain`), inside the time limit
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
@@ -51,7 +51,8 @@ DEFAULTS: dict[str, Any] = {
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
                    "seed": 12345, "workers": 1},
     "pretrain": {"teacher": None, "decisions": 100_000, "explore": 0.0, "epochs": 10, "batch_size": 512,
-                 "learning_rate": 1e-3, "value_coef": 0.5, "workers": 1, "snapshot": True},
+                 "learning_rate": 1e-3, "value_coef": 0.5, "workers": 1, "snapshot": True,
+                 "opponent_weight": 0.0},
 }
 BACKENDS = ("sb3", "rllib")
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
@@ -220,6 +221,7 @@ def _check_pretrain(p: dict[str, Any], rules: Any, num_players: int, check: _Che
     check.number("pretrain.value_coef", p["value_coef"], 0, 10)
     check.integer("pretrain.workers", p["workers"], 1, MAX_THREADS)
     check.boolean("pretrain.snapshot", p["snapshot"])
+    check.number("pretrain.opponent_weight", p["opponent_weight"], 0, 1e6)
 
 
 def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:

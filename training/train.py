@@ -10,8 +10,8 @@ The run folder (``output`` in the config) holds:
 * ``tb/``: TensorBoard logs (SB3's ``rollout/``, ``train/`` and our ``eval/``)
 * ``snapshots/step_<n>/``: self-play snapshots of the learner (safe format)
 * ``eval_history.jsonl``: the periodic evaluations (steps, mean reward, CIs)
-* ``pretrain.json``: what imitation of the teacher did, when the config has one
-  (:mod:`training.pretrain`); its clone is ``snapshots/step_0/``
+* ``pretrain.json`` and ``clone/``: what imitation of the teacher did and the imitation
+  itself (safe format), when the config has a teacher (:mod:`training.pretrain`)
 * ``model/``: the final policy in the safe format (:mod:`agents.learned`)
 * ``report.json`` / ``report.txt``: the final duplicate-deal evaluation
 * ``.commerce-run.json`` / ``.commerce-run.lock``: the files the run wrote, and
@@ -102,18 +102,40 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
                        **config["ppo"])
 
 
-def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any, state: dict[str, Any]) -> None:
-    """Imitation of the teacher (:mod:`training.pretrain`), counted in the run's time; with
-    ``pretrain.snapshot`` the clone joins the league as its first snapshot."""
+CLONE = "clone"  # the run folder's imitation of pretrain.teacher (safe format)
+
+
+def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any, state: dict[str, Any]) -> Any:
+    """Imitation of the teacher (:mod:`training.pretrain`), counted in the run's time.  The clone
+    is saved in ``clone/``; with ``pretrain.snapshot`` it is the league's first snapshot, and with
+    ``pretrain.opponent_weight`` it joins the opponent pool for the whole run.  Returns the env
+    PPO then trains on."""
     from .pretrain import PRETRAIN_FILE, pretrain
 
     record = pretrain(model, config)
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
+    folder = export_model(model, config, run.path / CLONE, run)
+    if config["pretrain"]["opponent_weight"] > 0:
+        vec_env.close()
+        vec_env = make_vec_env(with_clone(config, run), config["seed"])
+        model.set_env(vec_env)
     if config["pretrain"]["snapshot"] and config["selfplay"]["enabled"]:
-        folder = export_model(model, config, run.path / "snapshots" / "step_0", run)
         vec_env.env_method("add_snapshot", str(folder))
         state["snapshots"].append(str(folder))
+    return vec_env
+
+
+def with_clone(config: dict[str, Any], run: RunFolder) -> dict[str, Any]:
+    """``config`` with the run's clone in the opponent pool at ``pretrain.opponent_weight``
+    (relative to the pool's weights; equal weights when the pool has none)."""
+    pretraining, opponents = config["pretrain"], config["opponents"]
+    if pretraining["teacher"] is None or pretraining["opponent_weight"] <= 0:
+        return config
+    weights = opponents["weights"] or [1.0] * len(opponents["pool"])
+    pool = {"pool": [*opponents["pool"], f"model:{run.path / CLONE}"],
+            "weights": [*weights, pretraining["opponent_weight"]]}
+    return {**config, "opponents": pool}
 
 
 def _trim_history(path: Path, steps: int) -> None:
@@ -154,7 +176,7 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
     evaluation, training = config["evaluation"], config["training"]
     if resume:
         state = json.loads((out / STATE).read_text())
-        vec_env = make_vec_env(config, config["seed"] + int(state["num_timesteps"]))
+        vec_env = make_vec_env(with_clone(config, run), config["seed"] + int(state["num_timesteps"]))
         model = MaskablePPO.load(str(checkpoint), env=vec_env, device="cpu", tensorboard_log=str(out / "tb"))
         _trim_history(out / "eval_history.jsonl", model.num_timesteps)
         for path in state["snapshots"]:
@@ -166,7 +188,7 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
         if config["pretrain"]["teacher"] is not None:
-            _pretrain(model, config, run, vec_env, state)
+            vec_env = _pretrain(model, config, run, vec_env, state)
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options(),
