@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
+from agents.learned import load_agent  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.features import feature_builders  # noqa: E402
@@ -21,7 +22,6 @@ from commerce_env.view import seat_view  # noqa: E402
 from tests.test_training import tiny  # noqa: E402
 from training.config import validate  # noqa: E402
 from training.pretrain import Demonstrations, collect, collect_parallel, imitate  # noqa: E402
-from agents.learned import load_agent  # noqa: E402
 from training.run_folder import RunFolder  # noqa: E402
 from training.train import CLONE, build_model, make_vec_env, train, with_clone  # noqa: E402
 
