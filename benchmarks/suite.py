@@ -146,10 +146,13 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
         table = section["built_in"]
         lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
                   f"{'; quick: samples too small to mean anything' if section['quick'] else ''}; "
-                  f"{section['seconds']:.0f} s). Versions: "
-                  + ", ".join(f"{k}: {v if k != 'commit' else v[:10]}" for k, v in section["versions"].items())
-                  + ".", "",
-                  f"Built-in agents at one table: {table['games']} games in "
+                  f"{section['seconds']:.0f} s). Versions: " + _versions(section["versions"]) + ".", ""]
+        if "built_in_made" in section:
+            made = section["built_in_made"]
+            lines += [f"The built-in table is the one made by `{made['command']}` (seed {made['seed']}"
+                      f"{'; quick' if made['quick'] else ''}; versions: {_versions(made['versions'])}); "
+                      "this command replayed only the model.", ""]
+        lines += [f"Built-in agents at one table: {table['games']} games in "
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
                   f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
         lines += [f"**Warning:** {w}.\n" for w in table["warnings"]]
@@ -189,6 +192,17 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     return "\n".join(lines)
 
 
+def saved_table(out: Path, variant: str) -> dict[str, Any]:
+    """The built-in table of ``variant``'s saved section, with the command and versions that made it
+    (``--model-only`` replays only the model)."""
+    path = out / variant / "section.json"
+    if not path.is_file():
+        raise ValueError(f"--model-only: no saved section at {path}; run without --model-only first")
+    saved = json.loads(path.read_text())
+    made = saved.get("built_in_made") or {k: saved[k] for k in ("command", "seed", "quick", "versions")}
+    return {"built_in": saved["built_in"], "built_in_made": made}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Play every asked variant; each variant's section is saved as soon as it is done
     (``<out>/<variant>/section.json``), so variants can be run by separate commands."""
@@ -203,9 +217,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"command": command, "seed": args.seed, "quick": args.quick, "variants": {}}
     for variant in args.variants:
         began = time.monotonic()
-        print(f"benchmark: {variant}: built-in agents", file=sys.stderr, flush=True)
-        section: dict[str, Any] = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed,
-                                                                  args.workers, out)}
+        if args.model_only:  # the built-in agents did not change: their saved table, with what made it
+            section = saved_table(out, variant)
+        else:
+            print(f"benchmark: {variant}: built-in agents", file=sys.stderr, flush=True)
+            section = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed, args.workers, out)}
         folder = model_folder(variant, Path(args.models))
         if folder is not None:
             print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
@@ -238,6 +254,10 @@ def update_readme(path: Path, sections: dict[str, dict[str, Any]]) -> bool:
     return True
 
 
+def _versions(versions: dict[str, str]) -> str:
+    return ", ".join(f"{k}: {v if k != 'commit' else v[:10]}" for k, v in versions.items())
+
+
 def saved_sections(out: Path) -> dict[str, dict[str, Any]]:
     """Every variant's last saved section under ``out``, in the order of VARIANTS."""
     sections = {}
@@ -257,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-games", type=int, help=f"games of the built-in table (full: {FULL['table_games']})")
     parser.add_argument("--model-games", type=int, help=f"games of the model against each agent (full: "
                         f"{FULL['model_games']} deals, {FULL['match_games']} matches); fewer is said in the table")
+    parser.add_argument("--model-only", action="store_true",
+                        help="replay only the shipped model; keep each variant's saved built-in table")
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
     parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
@@ -264,7 +286,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="README whose headline block (between its markers) gets the headline")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    report = run(args)
+    try:
+        report = run(args)
+    except ValueError as error:
+        print(f"python -m benchmarks.suite: {error}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -61,3 +61,24 @@ def test_a_readme_without_the_headline_markers_is_left_alone(tmp_path):
     assert readme.read_text() == "# no markers\n"
     readme.write_text(f"{suite.README_END}\n{suite.README_START}\n")  # out of order
     assert not suite.update_readme(readme, {})
+
+
+def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_path, models, monkeypatch):
+    monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
+    monkeypatch.setattr(suite, "BUILT_IN", ("greedy", "random"))
+    out, md, readme = tmp_path / "bench", tmp_path / "benchmark.md", tmp_path / "README.md"
+    common = ["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(readme),
+              "--models", str(models), "--out", str(out), "--markdown", str(md)]
+    assert suite.main(["--model-only", *common]) == 2  # nothing saved yet: refused, nothing written
+    assert not md.exists()
+    assert suite.main(["--seed", "4", *common]) == 0
+    first = json.loads((out / "old_game" / "section.json").read_text())
+    calls = []
+    monkeypatch.setattr(suite, "table_round_robin", lambda *a, **k: calls.append(a))
+    assert suite.main(["--model-only", "--seed", "6", *common]) == 0
+    assert calls == []  # the built-in agents were not played again
+    second = json.loads((out / "old_game" / "section.json").read_text())
+    assert second["built_in"] == first["built_in"]
+    assert second["built_in_made"]["seed"] == 4 and second["seed"] == 6
+    text = md.read_text()
+    assert "replayed only the model" in text and "--seed 4" in text and "--seed 6" in text
