@@ -170,7 +170,10 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
         lines += ["", f"![{variant}]({link(variant, 'built_in', 'mean_reward.png')})"]
         model = section.get("model")
         if model:
-            lines += ["", f"Shipped model `models/{variant}` against each built-in agent (model in one seat, "
+            played = section.get("model_file")
+            which = (f" (run `{played['run']}`, {played['trained_steps']:,} steps, weights sha256 "
+                     f"`{str(played['weights_sha256'])[:12]}`)") if played else ""
+            lines += ["", f"Shipped model `models/{variant}`{which} against each built-in agent (model in one seat, "
                       "the opponent in the others, every seating):", "",
                       "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",
                       "|---|---:|---|---|---:|---:|"]
@@ -226,6 +229,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if folder is not None:
             print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
             games = sizes["match_games"] if plays_matches(variant) else sizes["model_games"]
+            meta = json.loads((folder / "model.json").read_text())
+            section["model_file"] = {k: meta.get(k) for k in ("run", "trained_steps", "weights_sha256")}
             section["model"] = model_versus(variant, folder, games, args.seed, args.workers, out)
         section.update(command=command, seed=args.seed, quick=args.quick, versions=versions(),
                        seconds=time.monotonic() - began)

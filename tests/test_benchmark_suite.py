@@ -82,3 +82,6 @@ def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_pat
     assert second["built_in_made"]["seed"] == 4 and second["seed"] == 6
     text = md.read_text()
     assert "replayed only the model" in text and "--seed 4" in text and "--seed 6" in text
+    meta = json.loads((models / "old_game" / "model.json").read_text())
+    assert second["model_file"]["weights_sha256"] == meta["weights_sha256"]
+    assert f"`{meta['weights_sha256'][:12]}`" in text  # the page says which model file it played
