@@ -171,8 +171,9 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
         model = section.get("model")
         if model:
             played = section.get("model_file")
-            which = (f" (run `{played['run']}`, {played['trained_steps']:,} steps, weights sha256 "
-                     f"`{str(played['weights_sha256'])[:12]}`)") if played else ""
+            steps = played and played.get("trained_steps")
+            which = (f" (run `{played['run']}`, {f'{steps:,}' if isinstance(steps, int) else 'unknown'} steps, "
+                     f"weights sha256 `{str(played['weights_sha256'])[:12]}`)") if played else ""
             lines += ["", f"Shipped model `models/{variant}`{which} against each built-in agent (model in one seat, "
                       "the opponent in the others, every seating):", "",
                       "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",
