@@ -88,6 +88,34 @@ def paired_test(differences: np.ndarray) -> float:
     return float(math.erfc(abs(z) / math.sqrt(2.0)))
 
 
+def ratio_difference_test(rewards_a: np.ndarray, deals_a: np.ndarray, rewards_b: np.ndarray,
+                          deals_b: np.ndarray) -> float:
+    """Two-sided p-value that (mean per deal of A) - (mean per deal of B) is zero, groups paired.
+
+    The difference of two ratios has no per-group terms to t-test directly when groups hold
+    different numbers of deals (whole matches); the delta method linearises it: group ``g``
+    contributes ``(a_g - mean_a * n_a,g) / mean(n_a) - (b_g - mean_b * n_b,g) / mean(n_b)``,
+    whose spread gives the standard error of the difference the bootstrap intervals bracket.
+    With one deal per group (or a constant number) this is ``paired_test`` on the per-deal
+    differences, so single-deal variants keep their p-values.
+    """
+    rewards_a, deals_a = _as_arrays(rewards_a, deals_a)
+    rewards_b, deals_b = _as_arrays(rewards_b, deals_b)
+    if rewards_a.shape != rewards_b.shape:
+        raise ValueError("paired groups: A and B need results for the same groups")
+    if rewards_a.size < 2:
+        return 1.0
+    mean_a, mean_b = rewards_a.sum() / deals_a.sum(), rewards_b.sum() / deals_b.sum()
+    influence = ((rewards_a - mean_a * deals_a) / deals_a.mean()
+                 - (rewards_b - mean_b * deals_b) / deals_b.mean())
+    spread = influence.std(ddof=1)
+    difference = mean_a - mean_b
+    if spread <= 1e-12 * max(1.0, abs(difference)):
+        return 1.0 if abs(difference) <= 1e-12 else 0.0
+    z = difference / (spread / math.sqrt(rewards_a.size))
+    return float(math.erfc(abs(z) / math.sqrt(2.0)))
+
+
 def interquartile_mean(scores: np.ndarray) -> float:
     """The mean of the middle half of ``scores`` (a quarter cut from each end, as
     ``scipy.stats.trim_mean(scores, 0.25)`` and rliable's IQM): robust to a few
@@ -218,6 +246,7 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
             pairwise.append({
                 "a": unique[i], "b": unique[j], "mean_difference": difference, "ci95": [low, high],
                 "ci99": [low99, high99],
-                "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()), "p_value": paired_test(diff),
+                "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()),
+                "p_value": ratio_difference_test(reward[:, i], seat_deals[:, i], reward[:, j], seat_deals[:, j]),
             })
     return {"agents": agents, "pairwise": pairwise, "ratings": openskill_ratings(rated)}

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents import stats
 from agents.arena import MAX_SEATINGS, base_table, rotation, run_arena, seatings
@@ -81,6 +83,74 @@ def test_paired_test_matches_the_normal_tail():
     assert stats.paired_test(d) == pytest.approx(math.erfc(z / math.sqrt(2)))
     assert 0.04 < stats.paired_test(d) < 0.06
     assert stats.paired_test(np.zeros(10)) == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-5, 5), st.floats(-5, 5)), min_size=2, max_size=40),
+       st.integers(1, 12), st.integers(1, 12))
+def test_ratio_difference_test_is_the_paired_test_when_groups_are_equal(pairs, seats_a, seats_b):
+    # With the same deals in every group the per-deal figures are plain means, and the
+    # linearised ratio test is the paired t-test on the per-deal differences.
+    a, b = (np.array(v) for v in zip(*pairs, strict=True))
+    deals_a, deals_b = np.full(a.size, float(seats_a)), np.full(b.size, float(seats_b))
+    expected = stats.paired_test(a - b)
+    got = stats.ratio_difference_test(a * seats_a, deals_a, b * seats_b, deals_b)
+    assert 0.0 <= got <= 1.0
+    if np.std(a - b) > 1e-6:
+        assert got == pytest.approx(expected, abs=1e-9)
+    # Swapping the players, or rescaling every reward, cannot change it.
+    assert stats.ratio_difference_test(b * seats_b, deals_b, a * seats_a, deals_a) == pytest.approx(got, abs=1e-9)
+    assert stats.ratio_difference_test(3 * a * seats_a, deals_a, 3 * b * seats_b, deals_b) == pytest.approx(
+        got, abs=1e-9)
+
+
+def test_ratio_difference_test_weighs_groups_by_their_deals():
+    # Matches of unequal length: A gains 0.2 a deal in the 20-deal matches and loses 0.2 in the
+    # 2-deal ones. Per deal A is ahead by (20*0.2 - 2*0.2) / 22 = 0.164, and the paired
+    # bootstrap interval says so; an unweighted t-test of the per-group differences sees zero.
+    rng = np.random.default_rng(5)
+    deals = np.array([20.0, 2.0] * 100)
+    per_deal = np.where(deals == 20, 0.2, -0.2) + rng.normal(0, 0.05, deals.size)
+    a, b = per_deal * deals, np.zeros_like(deals)
+    low, _ = stats.bootstrap_difference_ci(a, deals, b, deals, level=0.99)
+    assert low > 0
+    assert stats.paired_test(per_deal) > 0.1
+    assert stats.ratio_difference_test(a, deals, b, deals) < 1e-6
+
+
+def test_ratio_difference_test_agrees_with_the_bootstrap_spread():
+    # The delta method's standard error is the bootstrap's, so the p-value and the intervals
+    # tell one story: a difference whose 99% interval excludes zero has p below about 0.01.
+    rng = np.random.default_rng(11)
+    deals = rng.integers(1, 30, size=400).astype(float)
+    a = rng.normal(0.05, 1.0, deals.size) * np.sqrt(deals) + 0.05 * deals
+    b = rng.normal(0.0, 1.0, deals.size) * np.sqrt(deals)
+    picks = rng.integers(0, deals.size, size=(4000, deals.size))
+    boot = a[picks].sum(1) / deals[picks].sum(1) - b[picks].sum(1) / deals[picks].sum(1)
+    difference = a.sum() / deals.sum() - b.sum() / deals.sum()
+    p = stats.ratio_difference_test(a, deals, b, deals)
+    z = abs(difference) / boot.std()
+    assert p == pytest.approx(math.erfc(z / math.sqrt(2)), rel=0.25)
+
+
+def test_summarise_p_value_tells_the_story_of_its_intervals():
+    # The arena's pairwise p-value in a match variant (groups of unequal deals) must agree with
+    # its deal-weighted difference and intervals, not with an unweighted mean of group figures.
+    rng = np.random.default_rng(5)
+    records = []
+    for g in range(200):
+        counted = 20 if g % 2 == 0 else 2
+        edge = (0.2 if counted == 20 else -0.2) + rng.normal(0, 0.05)
+        records.append([([0, 1], [edge * counted, 0.0], counted), ([1, 0], [0.0, edge * counted], counted)])
+    pair = stats.summarise(records, ["a", "b"])["pairwise"][0]
+    assert pair["ci99"][0] > 0 and pair["mean_difference"] > 0.1
+    assert pair["p_value"] < 0.001
+
+
+def test_ratio_difference_test_rejects_unpaired_groups():
+    with pytest.raises(ValueError, match="same groups"):
+        stats.ratio_difference_test(np.ones(3), np.ones(3), np.ones(4), np.ones(4))
+    assert stats.ratio_difference_test(np.ones(5), np.ones(5), np.ones(5), np.ones(5)) == 1.0
 
 
 
