@@ -130,6 +130,41 @@ def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def verdict(variant: str, row: dict[str, Any]) -> str:
+    """What one model-against-agent row shows at 99%, and what it lacks for the claim."""
+    low, high = row["ci99"]
+    needed = required_games(variant)
+    if high < 0:
+        shown = "behind at 99%"
+    elif low <= 0:
+        shown = "level at 99% (the interval holds 0)"
+    else:
+        shown = "ahead at 99%"
+    if row["games"] < needed:
+        shown += f"; {row['games']} of the {needed} games the claim needs"
+    return shown
+
+
+def shortfalls(sections: dict[str, dict[str, Any]]) -> list[str]:
+    """Where a shipped model misses the claim: every opponent it does not beat at 99% on the full
+    sample, by how much (the margin and its 99% interval), and why (behind, level, or too few games)."""
+    lines = ["| variant | opponent | model - opponent per deal | 99% CI | games | what it shows |",
+             "|---|---|---:|---|---:|---|"]
+    for variant, section in sections.items():
+        model = section.get("model")
+        if not model:
+            lines.append(f"| {variant} | every agent | | | | no shipped model |")
+            continue
+        for opponent, row in model.items():
+            if row["ci99"][0] > 0 and row["games"] >= required_games(variant):
+                continue
+            lines.append(f"| {variant} | {opponent} | {row['difference']:+.3f} | [{row['ci99'][0]:+.3f}, "
+                         f"{row['ci99'][1]:+.3f}] | {row['games']} | {verdict(variant, row)} |")
+    if len(lines) == 2:
+        return ["Every shipped model beats every built-in agent at 99% on the full sample."]
+    return [*lines, "", "What was tried for each variant, and what it gave, is in docs/training.md."]
+
+
 def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     """docs/benchmark.md: the headline, then one section per variant (paths relative to ``docs``)."""
     def link(*parts: str) -> str:
@@ -142,6 +177,7 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
              "Each variant's section says the command that made it, its seed and the versions; "
              "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
     lines += ["## Headline", "", *headline(sections)]
+    lines += ["", "## Where the models fall short", "", *shortfalls(sections)]
     for variant, section in sections.items():
         table = section["built_in"]
         lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
@@ -290,16 +326,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
     parser.add_argument("--readme", default=str(ROOT / "README.md"),
                         help="README whose headline block (between its markers) gets the headline")
+    parser.add_argument("--write-only", action="store_true",
+                        help="play nothing: rewrite the page and the README headline from the saved sections")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        report = run(args)
-    except ValueError as error:
-        print(f"python -m benchmarks.suite: {error}", file=sys.stderr)
-        return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
+    if args.write_only:
+        if not saved_sections(out):
+            print(f"python -m benchmarks.suite: --write-only: no saved sections under {out}", file=sys.stderr)
+            return 2
+    else:
+        try:
+            report = run(args)
+        except ValueError as error:
+            print(f"python -m benchmarks.suite: {error}", file=sys.stderr)
+            return 2
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
     sections = saved_sections(out)
     Path(args.markdown).write_text(markdown(sections, out, Path(args.markdown).parent))
     if not update_readme(Path(args.readme), sections):

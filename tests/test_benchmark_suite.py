@@ -52,6 +52,12 @@ def test_suite_writes_the_table_with_the_model_against_every_built_in_agent(tmp_
     assert "not meaningful" in text  # a quick run says its samples are too small
     assert (out / "old_game" / "built_in" / "mean_reward.png").is_file()
     assert report["versions"]["numpy"] != "not installed"
+    assert "## Where the models fall short" in text and "| old_game | greedy |" in text
+    # --write-only remakes the page from the saved sections, playing nothing.
+    md.unlink()
+    assert suite.main(["--write-only", "--readme", str(readme), "--out", str(out), "--markdown", str(md)]) == 0
+    assert md.read_text() == text
+    assert suite.main(["--write-only", "--out", str(tmp_path / "empty"), "--markdown", str(md)]) == 2
 
 
 def test_a_readme_without_the_headline_markers_is_left_alone(tmp_path):
@@ -85,3 +91,23 @@ def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_pat
     meta = json.loads((models / "old_game" / "model.json").read_text())
     assert second["model_file"]["weights_sha256"] == meta["weights_sha256"]
     assert f"`{meta['weights_sha256'][:12]}`" in text  # the page says which model file it played
+
+
+def test_shortfalls_name_every_opponent_the_model_does_not_beat_and_why():
+    def row(low, high, games):
+        return {"difference": (low + high) / 2, "ci95": [low, high], "ci99": [low, high], "p_value": 0.5,
+                "games": games}
+    sections = {
+        "trade_barter": {"model": {"greedy": row(0.1, 0.3, 20000), "search": row(-0.02, 0.05, 20000)}},
+        "widow": {"model": {"search": row(-0.3, -0.1, 2000), "greedy": row(0.2, 0.4, 480)}},
+        "pool": {},
+    }
+    lines = suite.shortfalls(sections)
+    text = "\n".join(lines)
+    assert "| trade_barter | greedy |" not in text  # beaten at 99% on the full sample
+    assert "| trade_barter | search | +0.015 | [-0.020, +0.050] | 20000 | level at 99%" in text
+    assert "| widow | search | -0.200 | [-0.300, -0.100] | 2000 | behind at 99% |" in text
+    assert "| widow | greedy |" in text and "ahead at 99%; 480 of the 2000 games the claim needs" in text
+    assert "| pool | every agent |" in text and "no shipped model" in text
+    done = {"trade_barter": {"model": {"greedy": row(0.1, 0.3, 20000)}}}
+    assert suite.shortfalls(done) == ["Every shipped model beats every built-in agent at 99% on the full sample."]
