@@ -44,7 +44,8 @@ DEFAULTS: dict[str, Any] = {
     "opponents": {"pool": ["random"], "weights": None},
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
-                 "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1},
+                 "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
+                 "shaping": None},
     "policy": {"net_arch": [128, 128], "activation": "tanh"},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
@@ -187,6 +188,13 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.integer("training.checkpoint_every", t["checkpoint_every"], 1, MAX_STEPS)
     check.boolean("training.progress_bar", t["progress_bar"])
     check.integer("training.torch_threads", t["torch_threads"], 1, MAX_THREADS)
+    if t["shaping"] is not None:
+        from .shaping import POTENTIALS, check_potential
+
+        problem = (check_potential(t["shaping"], env["variant"], rules.reward) if isinstance(t["shaping"], str)
+                   else "not a name")
+        check.require(problem is None, "training.shaping", t["shaping"],
+                      f"null or a potential from: {', '.join(POTENTIALS)} ({problem})")
     p = c["policy"]
     from agents.learned import check_hidden
 

@@ -80,12 +80,18 @@ def make_vec_env(config: dict[str, Any], seed: int):
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
-        return VecMonitor(batch_vec_env(num_envs=training["n_envs"], seed=seed, resolver=batched_agent, **kwargs))
-    factories = [_make_env(env_kwargs(config)) for _ in range(training["n_envs"])]
-    vec = DummyVecEnv(factories) if training["vec_env"] == "dummy" else SubprocVecEnv(factories,
-                                                                                   start_method="spawn")
-    vec.seed(seed)
-    return VecMonitor(vec)
+        vec = VecMonitor(batch_vec_env(num_envs=training["n_envs"], seed=seed, resolver=batched_agent, **kwargs))
+    else:
+        factories = [_make_env(env_kwargs(config)) for _ in range(training["n_envs"])]
+        vec = DummyVecEnv(factories) if training["vec_env"] == "dummy" else SubprocVecEnv(factories,
+                                                                                       start_method="spawn")
+        vec.seed(seed)
+        vec = VecMonitor(vec)
+    if training["shaping"] is None:
+        return vec
+    from .shaping import POTENTIALS, PotentialShaping  # outside the monitor: it logs the game's returns
+
+    return PotentialShaping(vec, POTENTIALS[training["shaping"]](config["env"]["num_players"]))
 
 
 # ---------------------------------------------------------------- train
