@@ -81,12 +81,6 @@ def test_shaping_is_checked_against_the_variant_and_the_reward(tmp_path):
     assert check_potential("pool_share", "pool", "counters") is None
     assert "not 'widow'" in check_potential("pool_share", "widow", "counters")
     assert "reward 'outcome'" in check_potential("pool_share", "pool", "outcome")
-    config = tmp_path / "bad.yaml"
-    config.write_text("env: {variant: old_game}\ntraining: {shaping: pool_share}\n")
-    with pytest.raises(ValueError, match="training.shaping.*pool_share.*old_game"):
-        load_config(config)
-    config.write_text("env: {variant: pool}\ntraining: {shaping: lives}\n")
-    with pytest.raises(ValueError, match="training.shaping.*lives"):
-        load_config(config)
+    config = tmp_path / "pool.yaml"
     config.write_text("env: {variant: pool}\ntraining: {shaping: pool_share}\n")
-    assert load_config(config)["training"]["shaping"] == "pool_share"
+    assert load_config(config)["training"]["shaping"] == "pool_share"  # the refusals: tests/test_training.py

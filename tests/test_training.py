@@ -74,6 +74,8 @@ def test_shipped_configs_cover_the_required_runs():
     ({"policy": {"net_arch": [0]}}, "policy.net_arch"),
     ({"evaluation": {"baselines": []}}, "evaluation.baselines"),
     ({"ppo": {"policy": "CnnPolicy"}}, "ppo.policy"),
+    ({"training": {"shaping": "pool_share"}}, "training.shaping"),  # trade and barter has no pool (R9)
+    ({"env": {"variant": "pool"}, "training": {"shaping": "lives"}}, "training.shaping"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, change, message):
     data = tiny(tmp_path)
