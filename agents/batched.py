@@ -132,11 +132,12 @@ KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 @njit(cache=True, error_model="numpy")
 def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
-                   redealt):
+                   redealt, end_when_out):
     """Compiled opponents (random, greedy) move in every game until the learner's turn, the match's
-    end, or an opponent that is not compiled; ``earned`` gets the learner's rewards meanwhile.
-    A ``fresh`` match (the learner has not decided yet) that ends is dealt again at once, with a
-    new dealer, the same seats and opponents (``redealt``; its ``earned`` starts afresh)."""
+    end (with ``end_when_out``, also the learner's: ``K.finished_for``), or an opponent that is not
+    compiled; ``earned`` gets the learner's rewards meanwhile.  A ``fresh`` match (the learner has
+    not decided yet) that ends is dealt again at once, with a new dealer, the same seats and
+    opponents (``redealt``; its ``earned`` starts afresh)."""
     pack = np.empty(52, np.int64)
     n = p[K.P_N]
     rewards = p[K.P_REW_AT]
@@ -144,7 +145,7 @@ def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, 
     for g in range(st.shape[0]):
         redeals = 0
         while True:
-            if st[g, K.G_OVER]:
+            if st[g, K.G_OVER] or (end_when_out and seats[g] >= 0 and K.finished_for(st, g, p, seats[g])):
                 if not fresh[g] or redeals >= 1000:
                     break
                 redeals += 1
@@ -197,11 +198,12 @@ def _ship(engine) -> bool:
 
 
 def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.ndarray, earned: np.ndarray,
-                  fresh: np.ndarray, redealt: np.ndarray) -> None:
+                  fresh: np.ndarray, redealt: np.ndarray, end_when_out: bool = False) -> None:
     """Run :func:`_play_compiled` on ``engine``: ``specs[k]`` is ``(kind, threshold, barter)`` of
     opponent ``k`` (kind -1: not compiled).  Consumes the engine's pending rewards."""
     _play_compiled(engine._st, engine.params, engine.keys, _PIPS, _ship(engine), seats, assigned, specs[:, 0],
-                   specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt)
+                   specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt,
+                   bool(end_when_out))
 
 
 class BatchedRandom(BatchedAgent):

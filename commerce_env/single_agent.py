@@ -29,7 +29,12 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
   with reward -1 (PettingZoo's ``TerminateIllegalWrapper`` convention; the
   mask is then empty and the observation shows the match over), or raises
   with ``illegal_action="raise"``.  A masked policy never takes one.
-* An episode is one match (R4.5).  A match that ends before the learner has a
+* An episode is one match (R4.5).  With ``end_when_out=True`` it ends sooner
+  when the learner is out for good (``Game.finished_for``: with counter
+  rewards, out of lives and not being offered the horse, R4.6, R6.5, R7.5,
+  R9.4): it gets no decision and no payment after that, so its return is the
+  same, and the deals the others play without it are not simulated (in
+  freeze-out matches, most of them).  A match that ends before the learner has a
   decision (e.g. the players before him knock at once, or dealt flushes settle
   it, R7.3) gives no decision to learn from: reset deals a new match in that
   case (see :meth:`CommerceEnv.reset`), and what the skipped match paid the
@@ -82,7 +87,8 @@ class CommerceEnv(gymnasium.Env):
                  opponent_weights: Sequence[float] | None = None,
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
-                 config: Any = None, resolver: Resolver | None = None, **options: Any):
+                 config: Any = None, resolver: Resolver | None = None, end_when_out: bool = False,
+                 **options: Any):
         rules, extra = resolve_rules(variant, config, options)
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
@@ -91,6 +97,8 @@ class CommerceEnv(gymnasium.Env):
         self._check_seat(seat, num_players)
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+        if not isinstance(end_when_out, bool):
+            raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         default = opponents is None  # uniform random players, one per seat: no resolver needed
         if isinstance(opponents, OpponentPool):
             pool = opponents
@@ -102,6 +110,7 @@ class CommerceEnv(gymnasium.Env):
         self.num_players = num_players
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        self.end_when_out = end_when_out
         self.seat_mode = seat
         self.resolver = resolver
         self.opponent_pool = pool
@@ -190,7 +199,7 @@ class CommerceEnv(gymnasium.Env):
             self.game = game
             self._seat_opponents()
             before_decision = self._play_opponents()
-            if not game.over:
+            if not self._finished():
                 break
             carried += before_decision
             game = new_game(self.rules, self.num_players, dealer=self._rng.randrange(self.num_players),
@@ -204,7 +213,7 @@ class CommerceEnv(gymnasium.Env):
 
     def step(self, action: Any):
         game = self._require_game()
-        if game.over:
+        if self._finished():
             raise RuntimeError("the episode is over: call reset()")
         if game.current_player != self.seat:  # cannot happen through reset/step; guards misuse
             raise RuntimeError("it is not the learner's turn")
@@ -216,7 +225,7 @@ class CommerceEnv(gymnasium.Env):
         self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
-        terminated = game.over
+        terminated = self._finished()
         info: dict[str, Any] = {"seat": self.seat}
         if terminated:
             info["returns"] = game.returns()[self.seat]
@@ -261,10 +270,15 @@ class CommerceEnv(gymnasium.Env):
         self._watchers = [(s, a) for s, a in enumerate(self.seat_agents)
                           if a is not None and listens(a)]
 
-    def _play_opponents(self) -> float:
-        """Opponents move until the learner decides or the match ends; the learner's rewards meanwhile."""
+    def _finished(self) -> bool:
+        """The episode's end: the match's, or with ``end_when_out`` the learner's (``Game.finished_for``)."""
         game = self._require_game()
-        while not game.over and game.current_player != self.seat:
+        return game.finished_for(self.seat) if self.end_when_out else game.over
+
+    def _play_opponents(self) -> float:
+        """Opponents move until the learner decides or the episode ends; the learner's rewards meanwhile."""
+        game = self._require_game()
+        while not self._finished() and game.current_player != self.seat:
             seat = game.current_player
             self._apply(seat, self.seat_agents[seat].act(seat_view(game, seat)))  # R11: its view only
         return float(game.take_rewards()[self.seat])

@@ -157,3 +157,30 @@ def test_same_pack_same_deal(setup, play_seed, pack_seed):
     history_2, trace_2, returns_2 = _trace(other_seed, play_seed, decks=[pack])
     if first.deals_dealt == 1 and rules.deals == 1:  # the whole match is the given deal
         assert (history, trace, returns) == (history_2, trace_2, returns_2)
+
+
+@FAST
+@given(game_setups(), st.integers(0, 2**32 - 1))
+def test_a_seat_the_match_is_finished_for_never_acts_and_is_never_paid_again(setup, play_seed):
+    # R4.6, R6.5, R7.5: an out player is dealt nothing and paid nothing; R9.4: the horse is offered
+    # to one of them only while it is that seat's turn.  Outcome rewards settle at the end (DESIGN).
+    game = setup_game(setup)
+    rng = random.Random(play_seed)
+    finished_at: dict[int, list[float]] = {}  # seat -> its returns when first finished
+    while True:
+        for seat in range(game.num_players):
+            if game.finished_for(seat):
+                finished_at.setdefault(seat, game.returns())
+                assert game.current_player != seat
+            else:
+                assert seat not in finished_at  # once finished, always finished
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    for seat, returns in finished_at.items():
+        assert game.returns()[seat] == returns[seat]  # its return was final
+    if game.rules.reward == "outcome" or not game.rules.has_lives:
+        assert all(returns == game.returns() for returns in finished_at.values())  # only at the end
+    else:
+        out = [s for s in range(game.num_players) if game.out[s]]
+        assert set(out) <= set(finished_at)

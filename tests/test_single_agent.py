@@ -255,3 +255,44 @@ def test_import_commerce_env_registers_the_gymnasium_id():
             "e.reset(seed=1); print(type(e.unwrapped).__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "CommerceEnv"
+
+
+def _first_episode(variant, seed, end_when_out, **options):
+    """One episode with the learner taking its lowest legal action: (rewards, the game at its end)."""
+    env = CommerceEnv(variant=variant, num_players=4, opponents=["greedy", "random"], end_when_out=end_when_out,
+                      **options)
+    env.reset(seed=seed)
+    rewards = []
+    while True:
+        _, reward, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        rewards.append(reward)
+        if terminated:
+            return rewards, env.game, info
+
+
+@pytest.mark.parametrize("variant, options", [("my_ship_sails", {}), ("pool", {}),
+                                              ("widow", {"match_end": "freeze_out"})])
+def test_end_when_out_ends_the_episode_when_the_learner_is_out_with_the_same_return(variant, options):
+    # R4.6, R6.5, R7.5: an out player gets no more decisions or payments; R9.4: nor after the horse.
+    # So ending the episode there gives the learner the same decisions and rewards as playing on.
+    sooner = 0
+    for seed in range(12):
+        played_on, full_game, _ = _first_episode(variant, seed, False, **options)
+        rewards, game, info = _first_episode(variant, seed, True, **options)
+        assert rewards == played_on  # the same decisions, the same rewards step by step
+        assert full_game.over and game.finished_for(info["seat"])
+        assert info["returns"] == full_game.returns()[info["seat"]] == pytest.approx(sum(rewards))
+        if not game.over:
+            sooner += 1
+            assert game.out[info["seat"]] and game.current_player != info["seat"]
+            assert not np.any(obs.action_mask(game, info["seat"]))
+    assert sooner > 0  # some learners went out before the match's end
+
+
+def test_end_when_out_changes_nothing_with_outcome_rewards_and_is_checked():
+    # DESIGN: outcome rewards are paid at the match's end, so the episode lasts the whole match.
+    for seed in range(6):
+        _, game, _ = _first_episode("my_ship_sails", seed, True, reward="outcome")
+        assert game.over
+    with pytest.raises(ValueError, match="end_when_out.*'yes'"):
+        CommerceEnv(variant="pool", end_when_out="yes")

@@ -75,6 +75,8 @@ def config_with(key: str, value) -> dict:
     ("env.seat", -1),
     ("env.num_players", "four"),
     ("env.features", [["hand_strength"]]),
+    ("env.end_when_out", "yes"),
+    ("env.end_when_out", 1),
     ("name", 7),
 ])
 def test_a_bad_value_is_a_value_error_naming_the_key(key, value):
@@ -165,7 +167,7 @@ def test_seed_on_the_command_line_overrides_the_configs_and_a_bad_one_is_refused
     assert "seed" in capsys.readouterr().err and seen == [17]
     assert not (tmp_path / "run").exists()
 
-KEYS = ["seed", "name", "output", "env.num_players", "env.seat", "env.features", "env.variant",
+KEYS = ["seed", "name", "output", "env.num_players", "env.seat", "env.features", "env.end_when_out", "env.variant",
         "opponents.pool", "opponents.weights", "selfplay.enabled", "selfplay.every_steps", "selfplay.snapshot_share",
         "training.total_timesteps", "training.time_limit_minutes", "training.n_envs", "training.vec_env",
         "training.progress_bar", "training.torch_threads", "policy.net_arch", "policy.activation",

@@ -55,6 +55,8 @@ def _check_same(engine, refs, n, where=""):
         assert np.array_equal(masks[g], expected), (where, g, ref.phase)
         for s in range(n):
             assert np.array_equal(views[s][g], encode(ref, s)), (where, g, s)
+    for s in range(n):  # nothing left for the seat: over, or out for good (R4.6, R9.4)
+        assert engine.finished_for(s).tolist() == [ref.finished_for(s) for ref in refs], (where, s)
     assert np.array_equal(engine.balances(), np.array([ref.balances() for ref in refs]))
     assert np.array_equal(engine.pool, [ref.pool for ref in refs])
 

@@ -224,3 +224,36 @@ def test_compiled_opponent_loop_plays_greedy_matches_as_the_readable_engine(vari
         assert engine.balances()[g].tolist() == ref.balances()
         checked += 1
     assert checked >= games // 2
+
+
+@pytest.mark.parametrize("variant", ["my_ship_sails", "pool"])
+def test_vec_env_end_when_out_gives_each_first_episode_the_same_decisions_and_return(variant):
+    # R4.6, R7.5, R9.4: once out, the learner has no decision and no payment left, so ending its
+    # episode there (end_when_out) leaves every step's reward and the return as playing on would.
+    from commerce_env.vector import kernels
+
+    games = 16
+    runs, ended_sooner = {}, {}
+    for flag in (False, True):
+        env = make_vec_env(variant, 4, games, opponents=["greedy", "random"], seed=5, resolver=batched_agent,
+                           end_when_out=flag)
+        env.reset()
+        rewards = [[] for _ in range(games)]
+        returns = [None] * games
+        sooner = 0
+        while any(r is None for r in returns):
+            masks = env.action_masks()
+            _, step_rewards, dones, infos = env.step(masks.argmax(axis=1))  # the lowest legal action
+            for g in range(games):
+                if returns[g] is None:
+                    rewards[g].append(float(step_rewards[g]))
+                    if dones[g]:
+                        returns[g] = infos[g]["returns"]
+                        sooner += infos[g]["terminal_observation"][kernels.O_PHASE + kernels.OVER] == 0  # still on
+        runs[flag], ended_sooner[flag] = (rewards, returns), sooner
+    assert runs[True] == runs[False]
+    for g in range(games):
+        assert sum(runs[True][0][g]) == pytest.approx(runs[True][1][g])
+    assert ended_sooner[False] == 0 and ended_sooner[True] > 0
+    with pytest.raises(ValueError, match="end_when_out.*1"):
+        make_vec_env(variant, 4, 2, opponents=["greedy"], resolver=batched_agent, end_when_out=1)

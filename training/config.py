@@ -4,7 +4,8 @@ Sections (all optional except what has no default; see ``configs/train/``):
 
 * ``name``, ``seed``, ``output`` (the run folder)
 * ``env``: ``variant``, ``num_players``, ``rules`` (R-section options, or
-  ``preset``), ``seat`` (``rotate``, ``random`` or a number)
+  ``preset``), ``seat`` (``rotate``, ``random`` or a number), ``features``, ``end_when_out``
+  (end the learner's episode once it is out for good: same returns, fewer simulated deals)
 * ``opponents``: ``pool`` (agent names, ``model:<path>``, or ``{agent: greedy, quantile: 0.7}``
   for a built-in agent with arguments), ``weights`` (one per entry; default equal)
 * ``selfplay``: ``enabled``, ``every_steps``, ``max_snapshots``, ``snapshot_share``
@@ -40,7 +41,8 @@ DEFAULTS: dict[str, Any] = {
     "name": "run",
     "seed": 0,
     "output": "runs/run",
-    "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate", "features": []},
+    "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate", "features": [],
+            "end_when_out": False},
     "opponents": {"pool": ["random"], "weights": None},
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
@@ -163,6 +165,7 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
 
     check.require(isinstance(features, list) and all(isinstance(f, str) and f in FEATURES for f in features),
                   "env.features", features, f"a list of feature names from: {', '.join(FEATURES)}")
+    check.require(isinstance(env["end_when_out"], bool), "env.end_when_out", env["end_when_out"], "true or false")
     seat = env["seat"]
     check.require(seat in ("rotate", "random") or (_is_int(seat) and 0 <= seat < env["num_players"]), "env.seat",
                   seat, f"rotate, random or a seat number from 0 to {env['num_players'] - 1}")

@@ -53,7 +53,8 @@ def env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     return dict(variant=env["variant"], num_players=env["num_players"], seat=env["seat"],
                 opponents=list(opponents["pool"]), opponent_weights=opponents["weights"],
                 snapshot_share=float(selfplay["snapshot_share"]), max_snapshots=selfplay["max_snapshots"],
-                features=list(env["features"]), illegal_action="raise", **env["rules"])
+                features=list(env["features"]), end_when_out=env["end_when_out"], illegal_action="raise",
+                **env["rules"])
 
 
 def _make_env(kwargs: dict[str, Any]):

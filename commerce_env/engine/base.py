@@ -628,6 +628,21 @@ class Game:
         """Total rewards of the match so far, per seat."""
         return list(self.total_rewards)
 
+    def finished_for(self, seat: int) -> bool:
+        """Whether the match has nothing left for ``seat``: no decision and no payment.
+
+        True when it is over, or, with counter rewards, when ``seat`` is out
+        (R4.6, R6.5, R7.5) and is not the one being offered the horse (R9.4):
+        an out player is dealt no cards and is paid nothing more, so its return
+        is final.  With outcome rewards the losers are known only at the end,
+        so only the end counts.  A single-agent env can end a learner's episode
+        here (``end_when_out``) instead of playing the others' deals out.
+        """
+        if self.over:
+            return True
+        return (self.rules.has_lives and self.rules.reward == "counters" and self.out[seat]
+                and self.current_player != seat)
+
     # ------------------------------------------------------------- knowledge
     def sees_own_hand(self, seat: int) -> bool:
         """R11: a player sees his own cards (the widow dealer's blind choice aside)."""

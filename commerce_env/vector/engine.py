@@ -294,6 +294,17 @@ class BatchEngine:
         n = self.num_players
         return self._section(K.P_REW_AT, 2 * n)[:, n:] / K.REWARD_UNIT
 
+    def finished_for(self, seats: int | Sequence[int] | np.ndarray) -> np.ndarray:
+        """``(num_games,)`` bool: the readable engine's ``Game.finished_for`` for each game's seat
+        in ``seats`` (one seat for all, or one per game): over, or, with counter rewards, that
+        seat out for good (R4.6, R9.4)."""
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_games,))
+        if seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
+            raise ValueError(f"seats must be one seat from 0 to {self.num_players - 1} per game, got {seats!r:.80}")
+        out = np.empty(self.num_games, dtype=np.bool_)
+        K.finished_games(self._st, self.params, np.ascontiguousarray(seats), out)
+        return out
+
     def observe(self, seats: int | Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
         """``(num_games, obs_size)`` float32: each game's observation for its seat in ``seats``
         (one seat for all, or one per game); ``games`` picks some games only."""

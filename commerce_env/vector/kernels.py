@@ -1062,3 +1062,17 @@ def encode(st, g, p, seat, out, k):
 def observe_games(st, p, games, seats, out):
     for k in range(len(games)):
         encode(st, games[k], p, seats[k], out, k)
+
+
+@njit(cache=True, error_model="numpy")
+def finished_for(st, g, p, seat):
+    """``Game.finished_for``: over, or (counter rewards) ``seat`` out and not offered the horse."""
+    if st[g, G_OVER]:
+        return True
+    return p[P_LIVES] != 0 and p[P_OUTCOME] == 0 and st[g, _f(p, seat, S_OUT)] != 0 and st[g, G_TO_ACT] != seat
+
+
+@njit(cache=True, error_model="numpy")
+def finished_games(st, p, seats, out):
+    for g in range(len(seats)):
+        out[g] = finished_for(st, g, p, seats[g])

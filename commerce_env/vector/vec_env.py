@@ -12,6 +12,13 @@ the ``act_batch(engine, games, seats)`` protocol (:mod:`agents.batched`),
 and a learner action that is not legal raises ``ValueError`` (a masked
 policy never takes one).
 
+With ``end_when_out=True`` a learner's episode ends as soon as the match has
+nothing left for it (``BatchEngine.finished_for``: with counter rewards, out
+of lives and not offered the horse, R4.6, R9.4), as
+:class:`commerce_env.single_agent.CommerceEnv` does with the same option: its
+return is the same, and the deals the others would play without it are not
+played (in freeze-out matches most of the opponents' moves).
+
 Auto-reset is done here, not by the engine: when a game's match ends, its
 ``terminal_observation`` and ``returns`` go into the info, and that game
 alone is restarted (:meth:`BatchEngine.reset_games`); a restarted match
@@ -65,7 +72,9 @@ class BatchVecEnv(VecEnv):
                  opponents: Sequence[Any] | OpponentPool = ("random",),
                  seed: int = 0, opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
-                 resolver: Callable[..., Any] | None = None, **options: Any):
+                 resolver: Callable[..., Any] | None = None, end_when_out: bool = False, **options: Any):
+        if not isinstance(end_when_out, bool):
+            raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
@@ -90,6 +99,7 @@ class BatchVecEnv(VecEnv):
         self._all = np.arange(num_envs)
         super().__init__(num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
         self.seat_mode = seat
+        self.end_when_out = end_when_out
         self._rng = np.random.default_rng(seed)
         self._episodes = np.zeros(num_envs, dtype=np.int64)
         self.seats = np.zeros(num_envs, dtype=np.int64)
@@ -153,12 +163,18 @@ class BatchVecEnv(VecEnv):
             self._carry[pending] = engine.rewards[pending, self.seats[pending]]
             earned, redealt = self._play_opponents()
             self._carry = np.where(redealt, earned, self._carry + earned)
-            over = engine.over[pending]
+            over = self._finished()[pending]
             if not over.any():
                 return
             pending = pending[over]  # the learner got no decision: deal that match again
             self._episodes[pending] -= 1  # the same seat again, as CommerceEnv.reset
         raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
+
+    def _finished(self) -> np.ndarray:
+        """Where the learner's episode is over: the match's end, or with ``end_when_out`` its own."""
+        if self.end_when_out:
+            return self.engine.finished_for(self.seats)
+        return self.engine.over.copy()
 
     def _play_opponents(self) -> tuple[np.ndarray, np.ndarray]:
         """Opponents move in every game until the learner decides or the match ends.  Returns the
@@ -172,9 +188,11 @@ class BatchVecEnv(VecEnv):
         while True:
             if compiled is not None:  # random and greedy opponents move inside one compiled loop
                 play, specs = compiled
-                play(engine, self.seats, self._assigned, specs, earned, self._fresh, redealt)
+                play(engine, self.seats, self._assigned, specs, earned, self._fresh, redealt, self.end_when_out)
             players = engine.current_player
             waiting = (players >= 0) & (players != self.seats)
+            if self.end_when_out:
+                waiting &= ~engine.finished_for(self.seats)
             if not waiting.any():
                 return earned, redealt
             games = np.flatnonzero(waiting)
@@ -208,7 +226,7 @@ class BatchVecEnv(VecEnv):
         rewards = engine.rewards[self._all, self.seats] + self._carry
         self._carry[:] = 0.0
         rewards += self._play_opponents()[0]
-        dones = engine.over.copy()
+        dones = self._finished()
         infos: list[dict[str, Any]] = [{"seat": int(s)} for s in self.seats]
         finished = np.flatnonzero(dones)
         if finished.size:
