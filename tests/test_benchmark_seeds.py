@@ -57,3 +57,20 @@ def test_seed_margins_are_model_minus_opponent_per_group():
     report = {"result": {"agents": {"m": {"group_means": [1.0, 0.5]}, "o": {"group_means": [0.25, 0.5]}}}}
     assert seeds.margins(report, "m", "o").tolist() == [0.75, 0.0]
     assert stratified_bootstrap([np.array([0.75, 0.0])], samples=10)["mean"] == pytest.approx(0.375)
+
+
+
+def test_seeds_are_judged_on_other_deals_than_the_benchmark_pages(tmp_path, tiny_model, capsys):
+    # Group g of an arena seed is the same deals whatever the number of groups, so choosing the
+    # best seed on the page's arena seed would choose it on the first games that then measure it.
+    from benchmarks import suite
+
+    runs = [tiny_run(tiny_model, tmp_path / f"run{s}", s) for s in range(2)]
+    argv = ["--variant", "old_game", "--runs", *map(str, runs), "--games", "8", "--opponents", "random",
+            "--out", str(tmp_path / "out")]
+    assert seeds.main(argv) == 0
+    assert json.loads((tmp_path / "out" / "seeds.json").read_text())["seed"] != suite.BENCHMARK_SEED
+    capsys.readouterr()
+    argv += ["--seed", str(suite.BENCHMARK_SEED), "--ship", str(tmp_path / "shipped")]
+    assert seeds.main(argv) == 0
+    assert "benchmark page's arena seed" in capsys.readouterr().err
