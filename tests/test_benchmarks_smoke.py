@@ -118,3 +118,17 @@ def test_seat_view_figures_put_late_views_beside_early_ones(bench, capsys):
     assert late.value > 0 and late.peer_value > 0 and late.ratio == late.value / late.peer_value
     assert view_speed.main(["--repeats", "1"]) == 0
     assert "us per view: first deal" in capsys.readouterr().out
+
+
+def test_end_when_out_speed_measures_both_settings_of_each_variant(monkeypatch):
+    # benchmarks.end_when_out_speed: one row per variant and workload, rates of both settings, their ratio.
+    pytest.importorskip("numba")
+    pytest.importorskip("sb3_contrib")
+    from benchmarks import end_when_out_speed
+
+    monkeypatch.setattr(end_when_out_speed, "ENVS", 8)
+    rows = end_when_out_speed.measure(("my_ship_sails",), repeats=1, seconds=0.01)
+    assert [(r["variant"], r["workload"]) for r in rows] == [("my_ship_sails", "env"),
+                                                             ("my_ship_sails", "MaskablePPO")]
+    for row in rows:
+        assert row["off"] > 0 and row["on"] > 0 and row["ratio"] > 0
