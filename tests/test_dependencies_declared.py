@@ -53,6 +53,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/openspiel_speed.py": ("bench", "openspiel"),
     "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "benchmarks/vector_speed.py": ("bench", "train", "vector"),
+    "benchmarks/end_when_out_speed.py": ("bench", "train", "vector"),
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
