@@ -13,7 +13,9 @@ Sections (all optional except what has no default; see ``configs/train/``):
   ``vec_env`` (``dummy``, ``subproc``, or ``batch``: all envs in one batched engine,
   :mod:`commerce_env.vector`, opponents random, greedy or models), ``checkpoint_every``, ``progress_bar``,
   ``torch_threads``
-* ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``)
+* ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``critic``
+  (``observation``; or ``privileged``: the value network also sees the opponents' hands, the
+  policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``)
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 * ``pretrain``: ``teacher`` (null: none; an agent spec), ``decisions``, ``explore``, ``epochs``,
@@ -48,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
                  "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
                  "shaping": None},
-    "policy": {"net_arch": [128, 128], "activation": "tanh"},
+    "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation"},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
@@ -59,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
 }
 BACKENDS = ("sb3", "rllib")
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
+CRITICS = ("observation", "privileged")  # privileged: a centralised critic (training.critic_policy)
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
 PPO_RESERVED = ("policy", "env", "seed", "tensorboard_log", "policy_kwargs", "verbose", "device", "_init_setup_model")
@@ -205,6 +208,10 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(problem is None, "policy.net_arch", p["net_arch"],
                   f"{problem} (the limits of a saved model, agents.learned)")
     check.require(p["activation"] in ("tanh", "relu"), "policy.activation", p["activation"], "tanh or relu")
+    check.require(p["critic"] in CRITICS, "policy.critic", p["critic"], " or ".join(CRITICS))
+    check.require(p["critic"] == "observation" or t["vec_env"] == "batch", "policy.critic", p["critic"],
+                  "observation unless training.vec_env is batch (only the batched env gives the critic "
+                  "the opponents' hands)")
     _check_ppo(c["ppo"], check)
     e = c["evaluation"]
     check.integer("evaluation.every_steps", e["every_steps"], 1, MAX_STEPS)

@@ -45,11 +45,14 @@ class Demonstrations:
 
 
 def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
-            decisions: int, seed: int, explore: float = 0.0) -> Demonstrations:
+            decisions: int, seed: int, explore: float = 0.0, critic_state: bool = False) -> Demonstrations:
     """At least ``decisions`` of ``teacher``'s decisions (a spec for :func:`agents.make_agent`),
-    from whole matches in every seat; deterministic for a seed."""
+    from whole matches in every seat; deterministic for a seed.  With ``critic_state`` each row
+    ends with the opponents' hands, as the batched env gives them to a centralised critic
+    (:mod:`commerce_env.critic_state`); the teacher is handed the seat's view alone, as always."""
     from agents import make_agent
     from commerce_env import observation as obs
+    from commerce_env.critic_state import CriticState, game_hands
     from commerce_env.engine import new_game
     from commerce_env.features import feature_builders
     from commerce_env.rules import make_rules
@@ -62,6 +65,7 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
     rules = make_rules(variant, **options)
     agent = make_agent(teacher, variant=variant, num_players=num_players)
     builders = feature_builders(features, rules, num_players)
+    hidden = CriticState(rules, num_players) if critic_state else None
     rng = random.Random(seed)
     rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -76,6 +80,8 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
             vector = obs.encode(game, seat)
             if builders:
                 vector = np.concatenate([vector, *(f(vector) for f in builders)])
+            if hidden is not None:
+                vector = np.concatenate([vector, hidden(game_hands(game, num_players), np.array([seat]))[0]])
             mask = obs.action_mask(game, seat).astype(bool)
             action = int(agent.act(seat_view(game, seat)))
             rows.append(vector.astype(np.float32))
@@ -96,14 +102,16 @@ def _collect_part(arguments: tuple) -> Demonstrations:
 
 
 def collect_parallel(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
-                     decisions: int, seed: int, explore: float = 0.0, workers: int = 1) -> Demonstrations:
+                     decisions: int, seed: int, explore: float = 0.0, workers: int = 1,
+                     critic_state: bool = False) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker k plays seed ``seed + k``)."""
     if workers <= 1:
-        return collect(teacher, variant, num_players, options, features, decisions, seed, explore)
+        return collect(teacher, variant, num_players, options, features, decisions, seed, explore, critic_state)
     import multiprocessing
 
     share = -(-decisions // workers)
-    parts = [(teacher, variant, num_players, options, features, share, seed + k, explore) for k in range(workers)]
+    parts = [(teacher, variant, num_players, options, features, share, seed + k, explore, critic_state)
+             for k in range(workers)]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         return Demonstrations.concatenate(pool.map(_collect_part, parts))
 
@@ -153,7 +161,8 @@ def pretrain(model: Any, config: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     demonstrations = collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
                                       list(env["features"]), section["decisions"], config["seed"],
-                                      section["explore"], section["workers"])
+                                      section["explore"], section["workers"],
+                                      critic_state=config["policy"]["critic"] == "privileged")
     collected = time.monotonic() - started
     stats = imitate(model.policy, demonstrations, section["epochs"], section["batch_size"],
                     section["learning_rate"], section["value_coef"], config["seed"])

@@ -81,6 +81,7 @@ def make_vec_env(config: dict[str, Any], seed: int):
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
+        kwargs["critic_state"] = config["policy"]["critic"] == "privileged"
         vec = VecMonitor(batch_vec_env(num_envs=training["n_envs"], seed=seed, resolver=batched_agent, **kwargs))
     else:
         factories = [_make_env(env_kwargs(config)) for _ in range(training["n_envs"])]
@@ -102,11 +103,14 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
 
     policy = config["policy"]
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy["activation"]]
-    return MaskablePPO("MlpPolicy", vec_env, seed=config["seed"], tensorboard_log=str(out / "tb"), verbose=0,
-                       device="cpu", policy_kwargs=dict(net_arch=dict(pi=list(policy["net_arch"]),
-                                                                      vf=list(policy["net_arch"])),
-                                                        activation_fn=activation),
-                       **config["ppo"])
+    kwargs = dict(net_arch=dict(pi=list(policy["net_arch"]), vf=list(policy["net_arch"])), activation_fn=activation)
+    policy_class: Any = "MlpPolicy"
+    if policy["critic"] == "privileged":  # the critic also reads the opponents' hands, the actor never
+        from .critic_policy import PrivilegedCriticPolicy
+
+        policy_class, kwargs["actor_size"] = PrivilegedCriticPolicy, vec_env.get_attr("actor_size")[0]
+    return MaskablePPO(policy_class, vec_env, seed=config["seed"], tensorboard_log=str(out / "tb"), verbose=0,
+                       device="cpu", policy_kwargs=kwargs, **config["ppo"])
 
 
 CLONE = "clone"  # the run folder's imitation of pretrain.teacher (safe format)

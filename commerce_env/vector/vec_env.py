@@ -19,6 +19,11 @@ of lives and not offered the horse, R4.6, R9.4), as
 return is the same, and the deals the others would play without it are not
 played (in freeze-out matches most of the opponents' moves).
 
+With ``critic_state=True`` each observation ends with the opponents' hands
+(:class:`commerce_env.critic_state.CriticState`), for a centralised critic in
+training; the first ``actor_size`` columns are what the seat may see (R11),
+and only those may reach a policy that plays.
+
 Auto-reset is done here, not by the engine: when a game's match ends, its
 ``terminal_observation`` and ``returns`` go into the info, and that game
 alone is restarted (:meth:`BatchEngine.reset_games`); a restarted match
@@ -43,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from ..critic_state import CriticState
 from ..engine.actions import NUM_ACTIONS
 from ..opponents import OpponentPool
 from ..rules import make_rules
@@ -72,9 +78,12 @@ class BatchVecEnv(VecEnv):
                  opponents: Sequence[Any] | OpponentPool = ("random",),
                  seed: int = 0, opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
-                 resolver: Callable[..., Any] | None = None, end_when_out: bool = False, **options: Any):
+                 resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
+                 critic_state: bool = False, **options: Any):
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
+        if not isinstance(critic_state, bool):
+            raise ValueError(f"critic_state must be True or False, got {critic_state!r}")
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
@@ -93,7 +102,9 @@ class BatchVecEnv(VecEnv):
         self.resolver = resolver
         self.features = list(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
-        size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
+        self.actor_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
+        self.critic_state = CriticState(rules, num_players) if critic_state else None
+        size = self.actor_size + (self.critic_state.size if critic_state else 0)
         observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         self.render_mode = None
         self._all = np.arange(num_envs)
@@ -207,7 +218,11 @@ class BatchVecEnv(VecEnv):
 
     def _observe(self, games: np.ndarray | None = None) -> np.ndarray:
         games = self._all if games is None else games
-        return with_features(self.engine.observe(self.seats[games], games), self.feature_builders)
+        vectors = with_features(self.engine.observe(self.seats[games], games), self.feature_builders)
+        if self.critic_state is None:
+            return vectors
+        hidden = self.critic_state(self.engine.hands[games], self.seats[games])
+        return np.concatenate([vectors, hidden], axis=1)
 
     # ----------------------------------------------------------------- API
     def reset(self) -> np.ndarray:
