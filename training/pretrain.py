@@ -64,6 +64,7 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
         raise ValueError(f"explore must lie in [0, 1], got {explore!r}")
     rules = make_rules(variant, **options)
     agent = make_agent(teacher, variant=variant, num_players=num_players)
+    agent.reset(0, num_players, rules, seed=seed)  # a teacher that samples (search) samples the same for a seed
     builders = feature_builders(features, rules, num_players)
     hidden = CriticState(rules, num_players) if critic_state else None
     rng = random.Random(seed)
