@@ -312,3 +312,18 @@ def test_training_runs_on_the_batched_engine_with_selfplay_and_resumes(tmp_path)
     assert len(json.loads((out / STATE).read_text())["snapshots"]) == 2
     config["training"]["total_timesteps"] = 1280
     assert train(config, resume=True, quiet=True)["steps"] >= 1280
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_numpys_blas_runs_on_the_runs_threads_as_torch_does(tmp_path, monkeypatch, threads):
+    # Network opponents multiply matrices in numpy; an unlimited BLAS starts a thread per core
+    # and two runs side by side then spin against each other (docs/training.md, "Throughput").
+    from threadpoolctl import threadpool_info
+
+    import training.train as train_module
+
+    seen = []
+    monkeypatch.setattr(train_module, "_train_limited", lambda *args: seen.append(
+        {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}) or {})
+    train(validate(tiny(tmp_path, training={"torch_threads": threads})), quiet=True)
+    assert seen == [{threads}]

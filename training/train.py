@@ -177,6 +177,16 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, for
 
 
 def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
+    from threadpoolctl import threadpool_limits
+
+    # numpy's BLAS (the network opponents' forward passes) would start a thread per core, beside
+    # torch's: two runs side by side on 2 cores then spin against each other (5x fewer steps,
+    # docs/training.md "Throughput").  Both get training.torch_threads.
+    with threadpool_limits(limits=config["training"]["torch_threads"], user_api="blas"):
+        return _train_limited(config, run, resume, quiet)
+
+
+def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
 
