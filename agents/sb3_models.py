@@ -71,7 +71,9 @@ def read_sb3_zip(path: Path, variant: str | None = None,
         raise _fail(path, f"it was trained for variant {recorded['variant']!r}, not {variant!r}")
     model = MaskablePPO.load(str(path), device="cpu")
     weights, network = weights_from_policy(model.policy)
-    size = int(model.observation_space.shape[0])
+    # The actor's input: the observation, without the columns only a centralised critic reads
+    # (training.critic_policy), which the env appends after it.
+    size = int(weights[f"{_layer_names(network['hidden'])[0]}.weight"].shape[1])
     fits = [(n, features) for features in ([], ["hand_strength"]) for n in range(2, 13)
             if obs.observation_size(n) + sum(FEATURE_SIZES[f] for f in features) == size]
     if not fits:

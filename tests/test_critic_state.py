@@ -144,3 +144,12 @@ def test_demonstrations_carry_the_hands_for_the_critic_and_the_teacher_sees_none
     game = new_game(rules, 4, dealer=rng.randrange(4), rng=random.Random(rng.getrandbits(64)))
     first = CriticState(rules, 4)(game_hands(game, 4), np.array([game.current_player]))[0]
     assert np.array_equal(rich.observations[0, actor:], first)
+
+
+def test_a_trusted_checkpoint_of_a_privileged_run_loads_as_the_seats_model(tmp_path):
+    # The zip's observation space holds the critic's columns; the loaded agent reads the seat's alone.
+    train(_privileged(tmp_path), quiet=True)
+    agent = load_agent(tmp_path / "run" / "checkpoints" / "last.zip", trust_sb3_zip=True)
+    exported = load_agent(tmp_path / "run" / "model")
+    assert agent.meta["observation_size"] == exported.meta["observation_size"] == obs.observation_size(4)
+    assert agent.meta["features"] == ["hand_strength"]
