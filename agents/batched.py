@@ -276,7 +276,8 @@ class BatchedPolicy(BatchedAgent):
                              f"players, not {engine.variant} with {engine.num_players}")
         if self._builders is None:
             self._builders = batch_feature_builders(self.agent.features, engine.rules, engine.num_players)
-        vectors = with_features(self.agent.model_input(engine.observe(seats, games)), self._builders)
+        vectors = with_features(self.agent.model_input(engine.observe(seats, games)), self._builders,
+                                engine, games, seats)
         scores = self.agent.logits(vectors).astype(np.float64)
         mask = engine.action_mask[games].astype(bool)
         scores[~mask] = -np.inf

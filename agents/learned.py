@@ -112,9 +112,9 @@ class LearnedAgent(Agent):
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        vector = self.model_input(view["observation"])
-        if self.feature_builders:
-            vector = np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
+        from commerce_env.features import append_features
+
+        vector = append_features(self.model_input(view["observation"]), self.feature_builders, view)
         scores = self.logits(vector).astype(np.float64)
         scores[~mask] = -np.inf
         if self.deterministic:

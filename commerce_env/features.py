@@ -81,7 +81,54 @@ class HandStrength:
         return out
 
 
-FEATURES = {HandStrength.name: HandStrength}
+class KnownHands:
+    """The cards the seat knows to be in each other player's hand now (``view.public_hands``, R11).
+
+    ``known_hands`` appends 52 indicators per other player, from the seat's left
+    (the order of the observation's player blocks): table cards he took (R6.3,
+    R8.2), the widow he took (R6.2), a card this seat bartered to him until he
+    makes a face-down move (R5.4, R7.2), his shown hand after a showdown.  The
+    observation vector holds only the table as it is now, so this is what a
+    learned model cannot rebuild from it: the feature reads the seat's view.
+    It is a *view feature* (``needs_view``): called with the vector and the
+    :class:`commerce_env.view.SeatView`; the batched engine gives the same
+    columns (``BatchEngine.known_cards``).
+    """
+
+    name = "known_hands"
+    needs_view = True
+
+    def __init__(self, rules: Rules, num_players: int):
+        self.num_players = num_players
+        self.size = 52 * (num_players - 1)
+
+    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
+        hands = getattr(view, "public_hands", None)
+        if hands is None:
+            raise ValueError(f"the feature {self.name!r} reads the seat's view (its public_hands, R11); "
+                             f"give a commerce_env.view.SeatView, not {type(view).__name__}")
+        out = np.zeros(self.size, dtype=np.float32)
+        n, seat = self.num_players, view.seat
+        for j in range(1, n):
+            for card in hands[(seat + j) % n]:
+                out[(j - 1) * 52 + card] = 1.0
+        return out
+
+
+FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands}
+
+
+def needs_view(builders: Sequence) -> bool:
+    """Whether any of ``builders`` reads the seat's view, not the vector alone."""
+    return any(getattr(f, "needs_view", False) for f in builders)
+
+
+def append_features(vector: np.ndarray, builders: Sequence, view: object = None) -> np.ndarray:
+    """``vector`` with every feature's columns appended; a view feature reads ``view``."""
+    if not builders:
+        return vector
+    return np.concatenate([vector, *(f(vector, view) if getattr(f, "needs_view", False) else f(vector)
+                                     for f in builders)])
 
 
 def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> list:

@@ -63,7 +63,7 @@ from . import observation as obs
 from .engine import new_game
 from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
-from .features import FEATURES, HandStrength, feature_builders  # noqa: F401 - re-exported (their old home)
+from .features import FEATURES, HandStrength, append_features, feature_builders, needs_view  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
 from .rules import resolve_rules
@@ -252,10 +252,12 @@ class CommerceEnv(gymnasium.Env):
 
     # ------------------------------------------------------------- helpers
     def _observe(self) -> np.ndarray:
-        vector = obs.encode(self._require_game(), self.seat)
+        game = self._require_game()
+        vector = obs.encode(game, self.seat)
         if not self.feature_builders:
             return vector
-        return np.concatenate([vector, *(f(vector) for f in self.feature_builders)])
+        view = seat_view(game, self.seat) if needs_view(self.feature_builders) else None
+        return append_features(vector, self.feature_builders, view)
 
     def _seat_opponents(self) -> None:
         self.seat_agents = [None] * self.num_players

@@ -23,9 +23,11 @@ pytest.importorskip("numba")
 
 from commerce_env.cards import format_cards, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
+from commerce_env.features import KnownHands  # noqa: E402
 from commerce_env.observation import action_mask, encode  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
+from commerce_env.view import seat_view  # noqa: E402
 
 PACKS = 30  # packs given per game; play stops before a game would need more
 
@@ -43,6 +45,10 @@ def _setup(rules, n, games, rng, packs=PACKS):
     return decks, dealers
 
 
+def known_hands(view):
+    return KnownHands(view.rules, view.num_players)(view.observation, view)
+
+
 def _check_same(engine, refs, n, where=""):
     """Current player, mask and every seat's observation of each game equal the readable engine's."""
     players = engine.current_player
@@ -55,6 +61,10 @@ def _check_same(engine, refs, n, where=""):
         assert np.array_equal(masks[g], expected), (where, g, ref.phase)
         for s in range(n):
             assert np.array_equal(views[s][g], encode(ref, s)), (where, g, s)
+    for s in range(n):  # R11: the cards each seat knows to be in the other hands (view.public_hands)
+        known = engine.known_cards(s)
+        for g, ref in enumerate(refs):
+            assert np.array_equal(known[g], known_hands(seat_view(ref, s))), (where, g, s, ref.phase)
     for s in range(n):  # nothing left for the seat: over, or out for good (R4.6, R9.4)
         assert engine.finished_for(s).tolist() == [ref.finished_for(s) for ref in refs], (where, s)
     assert np.array_equal(engine.balances(), np.array([ref.balances() for ref in refs]))

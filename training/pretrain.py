@@ -54,7 +54,7 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
     from commerce_env import observation as obs
     from commerce_env.critic_state import CriticState, game_hands
     from commerce_env.engine import new_game
-    from commerce_env.features import feature_builders
+    from commerce_env.features import append_features, feature_builders
     from commerce_env.rules import make_rules
     from commerce_env.view import seat_view
 
@@ -78,13 +78,12 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
         seats, before = [], []
         while not game.over:
             seat = game.current_player
-            vector = obs.encode(game, seat)
-            if builders:
-                vector = np.concatenate([vector, *(f(vector) for f in builders)])
+            view = seat_view(game, seat)
+            vector = append_features(obs.encode(game, seat), builders, view)
             if hidden is not None:
                 vector = np.concatenate([vector, hidden(game_hands(game, num_players), np.array([seat]))[0]])
             mask = obs.action_mask(game, seat).astype(bool)
-            action = int(agent.act(seat_view(game, seat)))
+            action = int(agent.act(view))
             rows.append(vector.astype(np.float32))
             masks.append(mask)
             actions.append(action)

@@ -106,7 +106,24 @@ class BatchHandStrength:
         return out
 
 
-BATCH_FEATURES = {BatchHandStrength.name: BatchHandStrength}
+class BatchKnownHands:
+    """:class:`commerce_env.features.KnownHands` for a batch: the engine's record of the cards each
+    seat knows to be in the other hands (:meth:`BatchEngine.known_cards`), not the vectors."""
+
+    name = "known_hands"
+    needs_view = True
+
+    def __init__(self, rules: Rules, num_players: int):
+        self.size = 52 * (num_players - 1)
+
+    def __call__(self, vectors: np.ndarray, engine=None, games: np.ndarray | None = None,
+                 seats: np.ndarray | None = None) -> np.ndarray:
+        if engine is None or seats is None:
+            raise ValueError(f"the feature {self.name!r} reads the batched engine: give engine, games and seats")
+        return engine.known_cards(seats, games)
+
+
+BATCH_FEATURES = {BatchHandStrength.name: BatchHandStrength, BatchKnownHands.name: BatchKnownHands}
 
 
 def batch_feature_builders(names, rules: Rules, num_players: int) -> list:
@@ -117,8 +134,11 @@ def batch_feature_builders(names, rules: Rules, num_players: int) -> list:
     return [BATCH_FEATURES[n](rules, num_players) for n in names]
 
 
-def with_features(vectors: np.ndarray, builders: list) -> np.ndarray:
-    """The vectors with every feature's columns appended."""
+def with_features(vectors: np.ndarray, builders: list, engine=None, games: np.ndarray | None = None,
+                  seats: np.ndarray | None = None) -> np.ndarray:
+    """The vectors with every feature's columns appended; a view feature reads the ``engine``'s
+    ``games`` for their ``seats``."""
     if not builders:
         return vectors
-    return np.concatenate([vectors, *(f(vectors) for f in builders)], axis=1)
+    return np.concatenate([vectors, *(f(vectors, engine, games, seats) if getattr(f, "needs_view", False)
+                                      else f(vectors) for f in builders)], axis=1)

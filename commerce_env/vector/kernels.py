@@ -33,8 +33,10 @@ V_TRADE_BARTER, V_WIDOW, V_SHIP, V_OLD, V_POOL = 0, 1, 2, 3, 4
  # offsets of the sections of a game's row
  P_PS, P_HANDS, P_TABLE_AT, P_STOCK_AT, P_DISC_AT, P_BITS_AT, P_REW_AT, P_DECKS_AT, P_WIDTH,
  # 1: a game whose given packs are used up waits for supply_packs instead of shuffling
- P_WAIT) = range(28)
-NUM_PARAMS = 28
+ P_WAIT,
+ # the offset of the public-knowledge bit sets (n x n: observer, holder)
+ P_KNOWN_AT) = range(29)
+NUM_PARAMS = 29
 TIE_DEALER, TIE_ELDEST, TIE_SPLIT = 0, 1, 2
 PAYS_FOSTER, PAYS_EACH, PAYS_BETTER, PAYS_NONE = 0, 1, 2, 3
 UNTIL_OUT = -1
@@ -60,6 +62,8 @@ NUM_GS = 24
 NUM_PS = 15
 # Card bit sets (bit c = card c), three per seat from p[P_BITS_AT].
 B_GAVE_LEFT, B_GAVE_RIGHT, B_DISCARDED = 0, 1, 2
+# Public knowledge (commerce_env.knowledge.public_places): n x n card bit sets from p[P_KNOWN_AT], the
+# cards each observer knows to be in each holder's hand now (its own row's own entry unused).
 
 # Observation layout (commerce_env.observation, LAYOUT_VERSION 2).
 CARD_FEATURES = 17
@@ -83,9 +87,10 @@ def layout_params(num_players: int, num_decks: int) -> dict[int, int]:
     discards = stock + 52
     bits = discards + 52
     rew = bits + 3 * n
-    decks = rew + 2 * n
+    known = rew + 2 * n
+    decks = known + n * n
     return {P_PS: ps, P_HANDS: hands, P_TABLE_AT: table, P_STOCK_AT: stock, P_DISC_AT: discards,
-            P_BITS_AT: bits, P_REW_AT: rew, P_DECKS_AT: decks, P_WIDTH: decks + 52 * num_decks}
+            P_BITS_AT: bits, P_REW_AT: rew, P_KNOWN_AT: known, P_DECKS_AT: decks, P_WIDTH: decks + 52 * num_decks}
 
 
 # R2's table of all ordered triples, indexed as commerce_env.hands.table_index says (one definition).
@@ -219,6 +224,36 @@ def _add_reward(st, g, p, seat, units):
     st[g, at + p[P_N] + seat] += units
 
 
+# ------------------------------------------------------- public knowledge
+@njit(cache=True, error_model="numpy")
+def _place(st, g, p, observer, card, holder):
+    """``places[card] = holder`` in ``observer``'s knowledge (``holder`` -1: ``places.pop(card)``),
+    as :func:`commerce_env.knowledge.public_places` keeps it."""
+    n = p[P_N]
+    row = p[P_KNOWN_AT] + observer * n
+    bit = np.int64(1) << card
+    for h in range(n):
+        st[g, row + h] &= ~bit
+    if holder >= 0:
+        st[g, row + holder] |= bit
+
+
+@njit(cache=True, error_model="numpy")
+def _place_for_all(st, g, p, card, holder):
+    """A face-up move (R6.2, R6.3, R8.2, the showdown): every seat knows it."""
+    for o in range(p[P_N]):
+        _place(st, g, p, o, card, holder)
+
+
+@njit(cache=True, error_model="numpy")
+def _forget(st, g, p, holder, keeper):
+    """Every seat but ``keeper`` forgets what it knew of ``holder``'s hand (a face-down move)."""
+    n = p[P_N]
+    for o in range(n):
+        if o != keeper:
+            st[g, p[P_KNOWN_AT] + o * n + holder] = 0
+
+
 # ------------------------------------------------------------- match, deal
 @njit(cache=True, error_model="numpy")
 def start_match(st, g, p, keys, dealer, pack):
@@ -328,6 +363,9 @@ def deal_pack(st, g, p, pack):
         st[g, bits + 3 * s] = 0
         st[g, bits + 3 * s + 1] = 0
         st[g, bits + 3 * s + 2] = 0
+    known = p[P_KNOWN_AT]
+    for i in range(n * n):
+        st[g, known + i] = 0
     st[g, G_STOOD] = 0
     st[g, G_LT_HEAD] = 0
     st[g, G_LT_LEN] = 0
@@ -462,6 +500,11 @@ def finish_deal(st, g, p, keys, counted):
     n = p[P_N]
     v = p[P_VARIANT]
     hands = p[P_HANDS]
+    for i in range(st[g, G_M]):  # R11: every hand of the deal is shown
+        s = _order(st, g, p, i)
+        for j in range(3):
+            if st[g, hands + 3 * s + j] >= 0:
+                _place_for_all(st, g, p, st[g, hands + 3 * s + j], s)
     for s in range(n):
         at = hands + 3 * s
         if st[g, at] < 0:
@@ -758,6 +801,15 @@ def _give(st, g, p, neighbour, slot):
     st[g, bits + 3 * trader + side] |= one << offered
     side = B_GAVE_LEFT if _left_of(st, g, p, neighbour) == trader else B_GAVE_RIGHT
     st[g, bits + 3 * neighbour + side] |= one << given
+    n = p[P_N]
+    for o in range(n):  # the two know where both cards went; the others know neither hand now
+        if o != trader and o != neighbour:
+            st[g, p[P_KNOWN_AT] + o * n + trader] = 0
+            st[g, p[P_KNOWN_AT] + o * n + neighbour] = 0
+    _place(st, g, p, trader, offered, neighbour)
+    _place(st, g, p, trader, given, -1)
+    _place(st, g, p, neighbour, given, trader)
+    _place(st, g, p, neighbour, offered, -1)
     return trader
 
 
@@ -775,6 +827,8 @@ def _exchange_with_table(st, g, p, seat, action):
     """R6.3 / R8.2: a hand card goes face up in the taken table card's place."""
     own = p[P_HANDS] + 3 * seat + (action - EXCHANGE) // 3
     slot = p[P_TABLE_AT] + (action - EXCHANGE) % 3
+    _place_for_all(st, g, p, st[g, own], -1)
+    _place_for_all(st, g, p, st[g, slot], seat)
     st[g, own], st[g, slot] = st[g, slot], st[g, own]
     _sort_hand(st, g, p[P_HANDS] + 3 * seat)
 
@@ -793,6 +847,7 @@ def _step_trade_barter(st, g, p, keys, pack, seat, action):
         at = p[P_HANDS] + 3 * seat + action - READY_MONEY
         card = st[g, at]
         st[g, p[P_BITS_AT] + 3 * seat + B_DISCARDED] |= np.int64(1) << card
+        _forget(st, g, p, seat, seat)
         count = st[g, G_STOCK]
         stock = p[P_STOCK_AT]
         if p[P_DISCARD_BOTTOM]:  # under the stock
@@ -822,6 +877,7 @@ def _step_widow(st, g, p, keys, pack, seat, action):
             hand, table = p[P_HANDS] + 3 * seat, p[P_TABLE_AT]
             for i in range(3):
                 st[g, hand + i], st[g, table + i] = st[g, table + i], st[g, hand + i]
+                _place_for_all(st, g, p, st[g, hand + i], seat)
             _sort_hand(st, g, hand)
         st[g, G_PHASE] = ACT
         st[g, G_TO_ACT] = _order(st, g, p, 0)
@@ -1076,3 +1132,21 @@ def finished_for(st, g, p, seat):
 def finished_games(st, p, seats, out):
     for g in range(len(seats)):
         out[g] = finished_for(st, g, p, seats[g])
+
+
+@njit(cache=True, error_model="numpy")
+def known_games(st, p, games, seats, out):
+    """Row ``k``: the cards ``seats[k]`` knows to be in each other hand of game ``games[k]``, 52 per
+    player from his left (``view.public_hands``, :class:`commerce_env.features.KnownHands`)."""
+    n = p[P_N]
+    for k in range(len(games)):
+        g, seat = games[k], seats[k]
+        for i in range(out.shape[1]):
+            out[k, i] = 0.0
+        row = p[P_KNOWN_AT] + seat * n
+        for j in range(1, n):
+            bits = st[g, row + (seat + j) % n]
+            if bits:
+                for c in range(52):
+                    if (bits >> c) & 1:
+                        out[k, (j - 1) * 52 + c] = 1.0

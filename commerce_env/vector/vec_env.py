@@ -218,7 +218,8 @@ class BatchVecEnv(VecEnv):
 
     def _observe(self, games: np.ndarray | None = None) -> np.ndarray:
         games = self._all if games is None else games
-        vectors = with_features(self.engine.observe(self.seats[games], games), self.feature_builders)
+        seats = self.seats[games]
+        vectors = with_features(self.engine.observe(seats, games), self.feature_builders, self.engine, games, seats)
         if self.critic_state is None:
             return vectors
         hidden = self.critic_state(self.engine.hands[games], self.seats[games])
