@@ -175,3 +175,15 @@ def test_the_probe_blanks_what_the_seat_knows_of_other_hands(monkeypatch, capsys
     monkeypatch.undo()
     assert main(["--variant", "widow", "--games", "24", "--workers", "1"]) == 0
     assert "expected_value - blanked, per deal:" in capsys.readouterr().out
+
+
+def test_known_cards_names_a_bad_seat_and_gives_one_row_per_game():
+    pytest.importorskip("numba")
+    from commerce_env.vector import BatchEngine
+
+    engine = BatchEngine("widow", 4, 3, seed=1)
+    engine.reset()
+    assert engine.known_cards(0).shape == (3, 3 * 52)
+    assert engine.known_cards([1, 2], games=np.array([0, 2])).shape == (2, 3 * 52)
+    with pytest.raises(ValueError, match="seats must be one seat from 0 to 3.*7"):
+        engine.known_cards(7)

@@ -305,31 +305,32 @@ class BatchEngine:
         K.finished_games(self._st, self.params, np.ascontiguousarray(seats), out)
         return out
 
-    def observe(self, seats: int | Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
-        """``(num_games, obs_size)`` float32: each game's observation for its seat in ``seats``
-        (one seat for all, or one per game); ``games`` picks some games only."""
+    def _games_and_seats(self, seats: int | Sequence[int] | np.ndarray,
+                         games: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The games asked for (all by default) and one checked seat per game, as int64 arrays."""
         self._require_started()
         games = self._all if games is None else np.asarray(games, dtype=np.int64)
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape) if np.ndim(seats) == 0 \
             else np.asarray(seats, dtype=np.int64)
         if seats.shape != games.shape or seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
             raise ValueError(f"seats must be one seat from 0 to {self.num_players - 1} per game, got {seats!r:.80}")
+        return games, np.ascontiguousarray(seats)
+
+    def observe(self, seats: int | Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        """``(num_games, obs_size)`` float32: each game's observation for its seat in ``seats``
+        (one seat for all, or one per game); ``games`` picks some games only."""
+        games, seats = self._games_and_seats(seats, games)
         out = np.empty((len(games), self.obs_size), dtype=np.float32)
-        K.observe_games(self._st, self.params, games, np.ascontiguousarray(seats), out)
+        K.observe_games(self._st, self.params, games, seats, out)
         return out
 
     def known_cards(self, seats: int | Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
         """``(num_games, 52 * (num_players - 1))`` float32: for each game, the cards its seat in
         ``seats`` knows to be in each other player's hand, 52 per player from his left
         (``seat_view(...).public_hands``, R11; :class:`commerce_env.features.KnownHands`)."""
-        self._require_started()
-        games = self._all if games is None else np.asarray(games, dtype=np.int64)
-        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape) if np.ndim(seats) == 0 \
-            else np.asarray(seats, dtype=np.int64)
-        if seats.shape != games.shape or seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
-            raise ValueError(f"seats must be one seat from 0 to {self.num_players - 1} per game, got {seats!r:.80}")
+        games, seats = self._games_and_seats(seats, games)
         out = np.empty((len(games), 52 * (self.num_players - 1)), dtype=np.float32)
-        K.known_games(self._st, self.params, games, np.ascontiguousarray(seats), out)
+        K.known_games(self._st, self.params, games, seats, out)
         return out
 
     # Views for batched agents, features and tests (read-only by convention).
