@@ -79,8 +79,7 @@ def _given_cards(ship: bool) -> np.ndarray:
 
 def value_function(engine: type[Game], combos: frozenset[str]) -> Value:
     """The variant's hand value as a one-argument function (R2, R7.4)."""
-    value_of = engine.value_of
-    return lambda cards: value_of(cards, combos)
+    return engine.value_function(combos)
 
 
 @cache

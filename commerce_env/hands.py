@@ -127,12 +127,16 @@ def key_list(combinations: frozenset[str]) -> list[int]:
     index = _table_index(combinations)
     table = _KEY_LISTS[index]
     if table is None:
-        array = key_array(combinations)
-        ints = list(range(int(array.max()) + 1))
-        table = []
-        for start in range(0, array.size, 4096):  # in chunks: no 140,608 temporary ints at once
-            table += map(ints.__getitem__, array[start:start + 4096].tolist())
-        _KEY_LISTS[index] = table
+        table = _KEY_LISTS[index] = _shared_int_list(key_array(combinations))
+    return table
+
+
+def _shared_int_list(array: np.ndarray) -> list[int]:
+    """``array.tolist()`` for a table of small non-negative ints, equal values sharing one object."""
+    ints = list(range(int(array.max()) + 1))
+    table: list[int] = []
+    for start in range(0, array.size, 4096):  # in chunks: no 140,608 temporary ints at once
+        table += map(ints.__getitem__, array[start:start + 4096].tolist())
     return table
 
 
@@ -265,6 +269,16 @@ def ship_key_array() -> np.ndarray:
         a, b, c = (x.ravel() for x in np.meshgrid(cards, cards, cards, indexing="ij"))
         _SHIP_ARRAY.append(ship_keys(a, b, c).astype(np.int64))
     return _SHIP_ARRAY[0]
+
+
+_SHIP_LIST: list[list[int]] = []
+
+
+def ship_key_list() -> list[int]:
+    """:func:`ship_key_array` as a Python list, like :func:`key_list` (built on first use)."""
+    if not _SHIP_LIST:
+        _SHIP_LIST.append(_shared_int_list(ship_key_array()))
+    return _SHIP_LIST[0]
 
 
 def is_ship(cards: Sequence[int]) -> bool:

@@ -132,3 +132,18 @@ def test_end_when_out_speed_measures_both_settings_of_each_variant(monkeypatch):
                                                              ("my_ship_sails", "MaskablePPO")]
     for row in rows:
         assert row["off"] > 0 and row["on"] > 0 and row["ratio"] > 0
+
+
+def test_search_speed_times_both_valuations_and_checks_their_choices(capsys):
+    # benchmarks.search_speed: decisions with a choice, both searches and the yardstick timed, and the
+    # two valuations' choices compared decision by decision.
+    from benchmarks import search_speed
+
+    views = search_speed.decisions("old_game", 5)
+    assert len(views) == 5 and all(len(v.legal_actions) > 1 for v in views)
+    rows = search_speed.measure(("old_game",), repeats=1, seconds=0.01, views=5)
+    row = rows[0]
+    assert row["search"] > 0 and row["value_per_call"] > 0 and row["expected_value"] > 0
+    assert row["same_choices"] is True
+    search_speed.main(["--variants", "widow", "--repeats", "1", "--seconds", "0.01"])
+    assert "widow" in capsys.readouterr().out

@@ -145,3 +145,18 @@ def test_evaluate_refuses_bad_hands_by_name(bad, named):  # R1.3
 
     with pytest.raises((ValueError, TypeError), match=named):
         evaluate(bad)
+
+
+@pytest.mark.parametrize("combos", COMBINATION_SETS)
+@pytest.mark.parametrize("variant", ["old_game", "my_ship_sails"])
+def test_value_function_agrees_with_value_of(variant, combos):
+    # R2, R7.4: the one-argument lookup the search rollouts use gives each variant's value_of,
+    # for every hand in every card order (lists and tuples alike).
+    from commerce_env.engine import ENGINES
+
+    engine = ENGINES[variant]
+    value = engine.value_function(frozenset(combos))
+    for hand in HANDS_52[::3]:
+        expected = engine.value_of(hand, frozenset(combos))
+        assert all(value(order) == expected for order in permutations(hand))
+        assert value(list(hand)) == expected

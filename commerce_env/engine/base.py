@@ -22,11 +22,11 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
-from ..hands import CATEGORIES, hand_key, key_array, keys_of
+from ..hands import CATEGORIES, hand_key, key_array, key_list, keys_of
 from ..rules import UNTIL_OUT, Rules
 from .actions import (
     ACTION_KIND_INDEX,
@@ -406,6 +406,13 @@ class Game:
         """The value of three cards in this variant, higher is better: R2's key (My Ship
         Sails overrides with R7.4)."""
         return hand_key(cards, combinations)
+
+    @staticmethod
+    def value_function(combinations: frozenset[str]) -> Callable[[Sequence[int]], int]:
+        """:meth:`value_of` as a one-argument function, one list lookup per hand: search
+        rollouts value about a million hands per second of play."""
+        keys = key_list(combinations)
+        return lambda cards: keys[cards[0] * 2704 + cards[1] * 52 + cards[2]]
 
     @staticmethod
     def values_of(a, b, c, combinations: frozenset[str]):

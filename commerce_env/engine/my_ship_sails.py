@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..hands import is_ship, ship_key, ship_key_array, ship_keys
+from ..hands import is_ship, ship_key, ship_key_array, ship_key_list, ship_keys
 from .actions import DECLINE, GIVE, OFFER
 from .base import ACT, Game
 
@@ -20,6 +20,11 @@ class MyShipSails(Game):
     @staticmethod
     def value_of(cards, combinations=None) -> int:
         return ship_key(cards)  # R7.4: combinations do not apply
+
+    @staticmethod
+    def value_function(combinations=None):
+        keys = ship_key_list()
+        return lambda cards: keys[cards[0] * 2704 + cards[1] * 52 + cards[2]]
 
     @staticmethod
     def values_of(a, b, c, combinations=None):

@@ -1,0 +1,138 @@
+"""The search agent's decisions per second, in one run, beside ``expected_value``.
+
+``python -m benchmarks.search_speed``: for each variant, a fixed set of decisions
+(the seat views of ``expected_value`` players' matches, 4 players, R12 defaults, every
+decision with a choice) is put to three agents in turns (:func:`benchmarks.timing.interleaved`):
+
+- ``search``: the agent as it is (24 worlds per decision);
+- ``search, value per call``: the same agent with its rollouts valuing hands the way they
+  did before ``Game.value_function`` (``engine.value_of(cards, combinations)`` per hand,
+  through :func:`commerce_env.hands.hand_key`), to show what the lookup bought;
+- ``expected_value``: the yardstick, the other strong built-in agent.
+
+It also checks that the two searches choose the same action at every decision (the
+same seed per decision), so the speed-up changes nothing they do.  Rates are decisions
+per wall-clock second; the ratio is the median of the round-by-round ratios, so load
+from other processes falls on both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+from agents import search as search_module
+from agents.heuristics import ExpectedValueAgent
+from agents.search import SearchAgent
+from commerce_env.engine import new_game
+from commerce_env.rules import make_rules
+from commerce_env.view import SeatView, seat_view
+
+from .timing import Run, interleaved, paired_ratio, until
+
+VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
+NUM_PLAYERS = 4
+
+
+def decisions(variant: str, count: int, seed: int = 0) -> list[SeatView]:
+    """``count`` seat views with more than one legal action, from ``expected_value`` players' matches."""
+    rules, rng, views = make_rules(variant), random.Random(seed), []
+    player = ExpectedValueAgent()
+    while len(views) < count:
+        game = new_game(rules, NUM_PLAYERS, seed=rng.randrange(2**31))
+        while not game.over and len(views) < count:
+            view = seat_view(game, game.current_player)
+            if len(view.legal_actions) > 1:
+                views.append(view)
+            game.apply(player.act(view))
+    return views
+
+
+@contextmanager
+def value_per_call() -> Iterator[None]:
+    """The search's rollouts value hands with ``engine.value_of`` per call (the earlier way)."""
+    def slow(engine, combos):
+        value_of = engine.value_of
+        return lambda cards: value_of(cards, combos)
+
+    with mock.patch.object(search_module, "value_function", slow):
+        yield
+
+
+def agent_run(agent, views: list[SeatView], slow_value: bool = False) -> Run:
+    """Decisions over ``views`` in turn, for about ``seconds``."""
+    position = [0]
+
+    def run(seconds: float) -> int:
+        done, count = until(seconds), 0
+        with value_per_call() if slow_value else _nothing():
+            while not done():
+                agent.act(views[position[0] % len(views)])
+                position[0] += 1
+                count += 1
+        return count
+    return run
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def same_choices(views: list[SeatView], seed: int = 0) -> bool:
+    """Whether the search chooses alike with either valuation at every view (one seed per view)."""
+    for i, view in enumerate(views):
+        fast = SearchAgent(seed=seed + i).act(view)
+        with value_per_call():
+            slow = SearchAgent(seed=seed + i).act(view)
+        if fast != slow:
+            return False
+    return True
+
+
+def measure(variants: tuple[str, ...], repeats: int, seconds: float, views: int = 60) -> list[dict]:
+    rows = []
+    for variant in variants:
+        chosen = decisions(variant, views)
+        runs = {
+            "search": agent_run(SearchAgent(seed=1), chosen),
+            "search, value per call": agent_run(SearchAgent(seed=1), chosen, slow_value=True),
+            "expected_value": agent_run(ExpectedValueAgent(), chosen),
+        }
+        series = interleaved(runs, repeats, seconds)
+        rows.append({
+            "variant": variant,
+            "search": series["search"].median,
+            "value_per_call": series["search, value per call"].median,
+            "expected_value": series["expected_value"].median,
+            "speedup": paired_ratio(series["search"], series["search, value per call"]),
+            "same_choices": same_choices(chosen[:20]),
+            "decisions": len(chosen),
+        })
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    args = parser.parse_args(argv)
+    rows = measure(tuple(args.variants), args.repeats, args.seconds)
+    print(f"{'variant':<15}{'search (dec/s)':>16}{'value per call':>16}{'speed-up':>10}"
+          f"{'expected_value':>16}{'same choices':>14}")
+    for row in rows:
+        print(f"{row['variant']:<15}{row['search']:>16,.1f}{row['value_per_call']:>16,.1f}"
+              f"{row['speedup']:>9.2f}x{row['expected_value']:>16,.1f}{'yes' if row['same_choices'] else 'NO':>14}")
+    if args.out is not None:
+        args.out.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
