@@ -17,14 +17,13 @@ opponents' deals after it is out are skipped.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .timing import interleaved, paired_ratio, until
+from .timing import interleaved, paired_ratio, speed_arguments, until
 
 VARIANTS = ("pool", "my_ship_sails", "widow")  # widow ends at the first player out (R6.5 whiskey): a control
 ENVS = 128
@@ -86,12 +85,7 @@ def measure(variants: tuple[str, ...] = VARIANTS, repeats: int = 3, seconds: flo
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=8.0)
-    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
-    args = parser.parse_args(argv)
+    args = speed_arguments(__doc__.splitlines()[0], VARIANTS, 8.0).parse_args(argv)
     rows = measure(tuple(args.variants), args.repeats, args.seconds)
     print(f"{'variant':<15}{'workload':<13}{'off (steps/s)':>15}{'on (steps/s)':>15}{'on / off':>10}")
     for row in rows:

@@ -18,12 +18,10 @@ from other processes falls on both alike.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from unittest import mock
 
 from agents import search as search_module
@@ -33,7 +31,7 @@ from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
 from commerce_env.view import SeatView, seat_view
 
-from .timing import Run, interleaved, paired_ratio, until
+from .timing import Run, interleaved, paired_ratio, speed_arguments, until
 
 VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
 NUM_PLAYERS = 4
@@ -118,12 +116,7 @@ def measure(variants: tuple[str, ...], repeats: int, seconds: float, views: int 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=4.0)
-    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
-    args = parser.parse_args(argv)
+    args = speed_arguments(__doc__.splitlines()[0], VARIANTS, 4.0).parse_args(argv)
     rows = measure(tuple(args.variants), args.repeats, args.seconds)
     print(f"{'variant':<15}{'search (dec/s)':>16}{'value per call':>16}{'speed-up':>10}"
           f"{'expected_value':>16}{'same choices':>14}")

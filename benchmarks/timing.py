@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 Run = Callable[[float], int]
 """A workload: given a time budget in seconds, do whole units of work and return how many."""
@@ -61,3 +63,14 @@ def until(seconds: float) -> Callable[[], bool]:
     deadline = time.perf_counter() + seconds
     clock = time.perf_counter
     return lambda: clock() >= deadline
+
+
+def speed_arguments(description: str, variants: tuple[str, ...], seconds: float) -> argparse.ArgumentParser:
+    """The options of a side-by-side speed benchmark: ``--variants``, ``--repeats``,
+    ``--seconds`` per run and ``--out`` (the rows as JSON)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--variants", nargs="+", choices=variants, default=list(variants))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=seconds)
+    parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    return parser
