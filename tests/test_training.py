@@ -76,6 +76,7 @@ def test_shipped_configs_cover_the_required_runs():
     ({"ppo": {"policy": "CnnPolicy"}}, "ppo.policy"),
     ({"training": {"shaping": "pool_share"}}, "training.shaping"),  # trade and barter has no pool (R9)
     ({"env": {"variant": "pool"}, "training": {"shaping": "lives"}}, "training.shaping"),
+    ({"training": {"learning_rate_schedule": "cosine"}}, "training.learning_rate_schedule"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, change, message):
     data = tiny(tmp_path)
@@ -271,6 +272,33 @@ def test_progress_follows_whichever_budget_is_nearer_its_end(steps, total, elaps
 
     fraction, leading = budget_progress(steps, total, elapsed, limit)
     assert fraction == pytest.approx(expected[0]) and leading == expected[1]
+
+
+@pytest.mark.parametrize("schedule, factors", [("constant", [1, 1, 1, 1]), ("linear", [0.75, 0.5, 0.25, 0])])
+def test_the_learning_rate_of_each_update_follows_the_schedule(tmp_path, monkeypatch, schedule, factors):
+    # 4 rollouts of 256 steps in a budget of 1,024: a linear schedule leaves 3/4, 1/2, 1/4, then 0
+    # of ppo.learning_rate to the update after each, as rl-zoo's lin_<rate> does over the steps.
+    from sb3_contrib import MaskablePPO
+
+    used, original = [], MaskablePPO.train
+
+    def recording_train(self):
+        used.append(self.lr_schedule(self._current_progress_remaining))
+        return original(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", recording_train)
+    config = validate(tiny(tmp_path, training={"learning_rate_schedule": schedule, "time_limit_minutes": 60},
+                           ppo={"learning_rate": 0.002}, evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    assert used == pytest.approx([0.002 * f for f in factors])
+
+
+@pytest.mark.parametrize("initial, done, expected", [(3e-4, 0.0, 3e-4), (3e-4, 0.25, 2.25e-4), (1e-4, 1.0, 0.0),
+                                                     (1e-4, 1.5, 0.0)])
+def test_a_linear_rate_is_the_initial_rate_times_the_budget_left(initial, done, expected):
+    from training.callbacks import linear_learning_rate
+
+    assert linear_learning_rate(initial, done) == pytest.approx(expected)
 
 
 def test_the_bar_ends_full_when_the_step_budget_ends_the_run_and_the_final_evaluation_shows_progress(tmp_path,

@@ -1,6 +1,6 @@
 """The run's callbacks, one job each, in stable-baselines3's style (composed in a list by
 :func:`training.train.train`): the time budget, self-play snapshots, periodic evaluation,
-checkpoints and the progress bar.  They share one :class:`RunState`, the schedule and
+checkpoints, the learning-rate schedule and the progress bar.  They share one :class:`RunState`, the schedule and
 clock that every checkpoint saves and ``--resume`` reads back.
 """
 
@@ -115,6 +115,24 @@ def budget_progress(steps: int, total_steps: int, elapsed: float, limit_minutes:
         return by_steps, "steps"
     by_time = min(elapsed / (limit_minutes * 60), 1.0)
     return (by_steps, "steps") if by_steps >= by_time else (by_time, "time")
+
+
+def linear_learning_rate(initial: float, fraction_done: float) -> float:
+    """``initial`` scaled by the budget still left (rl-zoo's ``lin_<rate>``, over whichever budget ends the run)."""
+    return initial * max(1.0 - fraction_done, 0.0)
+
+
+class LinearLearningRate(RolloutEndCallback):
+    """``training.learning_rate_schedule: linear``: before each PPO update, the learning rate is
+    ``ppo.learning_rate`` times the budget left.  stable-baselines3's own schedules follow the step
+    budget only; a run that the time limit ends would stop with its rate barely lowered."""
+
+    def _on_rollout_end(self) -> None:
+        training = self.config["training"]
+        fraction, _ = budget_progress(self.model.num_timesteps, training["total_timesteps"], self.state.elapsed(),
+                                      training["time_limit_minutes"])
+        self.model.learning_rate = linear_learning_rate(self.config["ppo"]["learning_rate"], fraction)
+        self.model._setup_lr_schedule()  # the update that follows reads model.lr_schedule
 
 
 class BudgetProgressBar(BaseCallback):

@@ -12,7 +12,8 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``training``: ``total_timesteps``, ``time_limit_minutes``, ``n_envs``,
   ``vec_env`` (``dummy``, ``subproc``, or ``batch``: all envs in one batched engine,
   :mod:`commerce_env.vector`, opponents random, greedy or models), ``checkpoint_every``, ``progress_bar``,
-  ``torch_threads``
+  ``torch_threads``, ``shaping``, ``learning_rate_schedule`` (``constant``; or ``linear``: ``ppo.learning_rate``
+  falls linearly to 0 over the budget that ends the run, the steps or the time limit, whichever is nearer)
 * ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``critic``
   (``observation``; or ``privileged``: the value network also sees the opponents' hands, the
   policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``)
@@ -49,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
                  "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
-                 "shaping": None},
+                 "shaping": None, "learning_rate_schedule": "constant"},
     "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation"},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
@@ -60,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
                  "opponent_weight": 0.0},
 }
 BACKENDS = ("sb3", "rllib")
+LR_SCHEDULES = ("constant", "linear")  # linear: to 0 over the run's budget (training.callbacks)
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
 CRITICS = ("observation", "privileged")  # privileged: a centralised critic (training.critic_policy)
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
@@ -194,6 +196,8 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.integer("training.checkpoint_every", t["checkpoint_every"], 1, MAX_STEPS)
     check.boolean("training.progress_bar", t["progress_bar"])
     check.integer("training.torch_threads", t["torch_threads"], 1, MAX_THREADS)
+    check.require(t["learning_rate_schedule"] in LR_SCHEDULES, "training.learning_rate_schedule",
+                  t["learning_rate_schedule"], " or ".join(LR_SCHEDULES))
     if t["shaping"] is not None:
         from .shaping import POTENTIALS, check_potential
 

@@ -34,6 +34,7 @@ from commerce_env.rules import make_rules
 
 from .callbacks import (  # noqa: F401 - budget_progress re-exported
     BudgetProgressBar,
+    LinearLearningRate,
     PeriodicCheckpoint,
     PeriodicEvaluation,
     RunState,
@@ -220,6 +221,8 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
     callbacks = [SelfPlaySnapshots(config, run, clock), PeriodicEvaluation(config, run, clock),
                  PeriodicCheckpoint(config, run, clock),
                  TimeBudget(training["time_limit_minutes"], clock)]
+    if training["learning_rate_schedule"] == "linear":
+        callbacks.append(LinearLearningRate(config, run, clock))
     if training["progress_bar"] and not quiet:
         callbacks.append(BudgetProgressBar(training["total_timesteps"], training["time_limit_minutes"], clock))
     try:
