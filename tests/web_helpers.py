@@ -11,8 +11,19 @@ CARD = re.compile(r"\b(?:10|[2-9JQKA])[CDHS]\b")
 
 
 def cards_in(payload) -> set[str]:
-    """Every card text in a JSON payload."""
-    return set(CARD.findall(payload if isinstance(payload, str) else json.dumps(payload)))
+    """Every card text in a JSON payload (a JSON string or the parsed value).  The match id
+    is left out: it is random text (``secrets.token_urlsafe``) and can hold a card-like piece
+    such as ``-9H``."""
+    data = json.loads(payload) if isinstance(payload, str) else payload
+    return set(CARD.findall(json.dumps(_without_ids(data))))
+
+
+def _without_ids(data):
+    if isinstance(data, dict):
+        return {key: _without_ids(value) for key, value in data.items() if key != "id"}
+    if isinstance(data, list):
+        return [_without_ids(value) for value in data]
+    return data
 
 
 def seen_by_action_count(game, seat: int) -> list[set[str]]:
