@@ -44,6 +44,9 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
 * Actions are integers (Python or numpy integer types); anything else (a
   float, a string, ``None``) is refused with a ``ValueError`` naming it in
   both illegal-action modes, and changes nothing.
+* ``info["deal_ended"]`` (on a step that does not end the episode): whether the
+  learner's next decision is in a later deal than the one it just took, so
+  that training may end its episodes at each deal (``training.episode: deal``).
 
 This module imports neither torch nor stable-baselines3.
 """
@@ -222,6 +225,7 @@ class CommerceEnv(gymnasium.Env):
             game.abandon()  # the match ends: the mask is empty and the observation says so
             return self._observe(), ILLEGAL_REWARD, True, False, {
                 "seat": self.seat, "illegal_action": True}
+        deal = game.deals_dealt
         self._apply(self.seat, action)
         reward = self._carry + self._play_opponents()
         self._carry = 0.0
@@ -229,6 +233,8 @@ class CommerceEnv(gymnasium.Env):
         info: dict[str, Any] = {"seat": self.seat}
         if terminated:
             info["returns"] = game.returns()[self.seat]
+        else:
+            info["deal_ended"] = game.deals_dealt != deal
         if self.render_mode == "human":
             self.render()
         return self._observe(), float(reward), terminated, False, info

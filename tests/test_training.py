@@ -77,6 +77,9 @@ def test_shipped_configs_cover_the_required_runs():
     ({"training": {"shaping": "pool_share"}}, "training.shaping"),  # trade and barter has no pool (R9)
     ({"env": {"variant": "pool"}, "training": {"shaping": "lives"}}, "training.shaping"),
     ({"training": {"learning_rate_schedule": "cosine"}}, "training.learning_rate_schedule"),
+    ({"training": {"episode": "round"}}, "training.episode"),
+    # R9.5: in pool commerce the pool is paid at the match's end; deal episodes need its share as a potential.
+    ({"env": {"variant": "pool"}, "training": {"episode": "deal"}}, "training.shaping"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, change, message):
     data = tiny(tmp_path)

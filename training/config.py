@@ -13,7 +13,8 @@ Sections (all optional except what has no default; see ``configs/train/``):
   ``vec_env`` (``dummy``, ``subproc``, or ``batch``: all envs in one batched engine,
   :mod:`commerce_env.vector`, opponents random, greedy or models), ``checkpoint_every``, ``progress_bar``,
   ``torch_threads``, ``shaping``, ``learning_rate_schedule`` (``constant``; or ``linear``: ``ppo.learning_rate``
-  falls linearly to 0 over the budget that ends the run, the steps or the time limit, whichever is nearer)
+  falls linearly to 0 over the budget that ends the run, the steps or the time limit, whichever is nearer),
+  ``episode`` (``match``; or ``deal``: the learner's episode ends with each deal, :mod:`training.deal_episodes`)
 * ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``critic``
   (``observation``; or ``privileged``: the value network also sees the opponents' hands, the
   policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``)
@@ -50,7 +51,7 @@ DEFAULTS: dict[str, Any] = {
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
                  "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
-                 "shaping": None, "learning_rate_schedule": "constant"},
+                 "shaping": None, "learning_rate_schedule": "constant", "episode": "match"},
     "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation"},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
@@ -198,6 +199,17 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.integer("training.torch_threads", t["torch_threads"], 1, MAX_THREADS)
     check.require(t["learning_rate_schedule"] in LR_SCHEDULES, "training.learning_rate_schedule",
                   t["learning_rate_schedule"], " or ".join(LR_SCHEDULES))
+    from .deal_episodes import EPISODES
+
+    check.require(t["episode"] in EPISODES, "training.episode", t["episode"], " or ".join(EPISODES))
+    if t["episode"] == "deal":
+        from commerce_env.engine import ENGINES
+
+        engine = ENGINES[env["variant"]]
+        pool_paid_at_end = engine.plays_for_money and rules.has_lives
+        check.require(not (pool_paid_at_end and t["shaping"] is None), "training.shaping", t["shaping"],
+                      "a potential (pool_share) with training.episode: deal in pool commerce, where most of "
+                      "the money is paid at the match's end (R9.5)")
     if t["shaping"] is not None:
         from .shaping import POTENTIALS, check_potential
 

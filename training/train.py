@@ -90,11 +90,15 @@ def make_vec_env(config: dict[str, Any], seed: int):
                                                                                        start_method="spawn")
         vec.seed(seed)
         vec = VecMonitor(vec)
-    if training["shaping"] is None:
-        return vec
-    from .shaping import POTENTIALS, PotentialShaping  # outside the monitor: it logs the game's returns
+    if training["shaping"] is not None:
+        from .shaping import POTENTIALS, PotentialShaping  # outside the monitor: it logs the game's returns
 
-    return PotentialShaping(vec, POTENTIALS[training["shaping"]](config["env"]["num_players"]))
+        vec = PotentialShaping(vec, POTENTIALS[training["shaping"]](config["env"]["num_players"]))
+    if training["episode"] == "deal":
+        from .deal_episodes import DealEpisodes  # outside the shaping, which must see the matches' ends
+
+        vec = DealEpisodes(vec)
+    return vec
 
 
 # ---------------------------------------------------------------- train

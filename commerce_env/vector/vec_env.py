@@ -24,6 +24,10 @@ With ``critic_state=True`` each observation ends with the opponents' hands
 training; the first ``actor_size`` columns are what the seat may see (R11),
 and only those may reach a policy that plays.
 
+Each step's info says, where the episode goes on, whether the learner's next
+decision is in a later deal than the one it just took (``"deal_ended"``), as
+``CommerceEnv`` does.
+
 Auto-reset is done here, not by the engine: when a game's match ends, its
 ``terminal_observation`` and ``returns`` go into the info, and that game
 alone is restarted (:meth:`BatchEngine.reset_games`); a restarted match
@@ -237,13 +241,17 @@ class BatchVecEnv(VecEnv):
 
     def step_wait(self):
         engine = self.engine
+        deals = engine.deals_dealt
         engine.step(self._actions)
         self._fresh[:] = False
         rewards = engine.rewards[self._all, self.seats] + self._carry
         self._carry[:] = 0.0
         rewards += self._play_opponents()[0]
         dones = self._finished()
-        infos: list[dict[str, Any]] = [{"seat": int(s)} for s in self.seats]
+        ended = (engine.deals_dealt != deals).tolist()
+        infos: list[dict[str, Any]] = [{"seat": int(s)} if done else {"seat": int(s), "deal_ended": e}
+                                       for s, done, e in zip(self.seats.tolist(), dones.tolist(), ended,
+                                                             strict=True)]
         finished = np.flatnonzero(dones)
         if finished.size:
             terminal = self._observe(finished)
