@@ -16,12 +16,20 @@ from agents import make_agent  # noqa: E402
 from agents.learned import load_agent  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
+from commerce_env.engine.actions import ACTION_KINDS, EXCHANGE  # noqa: E402
 from commerce_env.features import feature_builders  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
 from tests.test_training import tiny  # noqa: E402
 from training.config import validate  # noqa: E402
-from training.pretrain import Demonstrations, collect, collect_parallel, imitate  # noqa: E402
+from training.pretrain import (  # noqa: E402
+    Demonstrations,
+    ImitationAnchor,
+    anchor_rows,
+    collect,
+    collect_parallel,
+    imitate,
+)
 from training.run_folder import RunFolder  # noqa: E402
 from training.train import CLONE, build_model, make_vec_env, train, with_clone  # noqa: E402
 
@@ -145,6 +153,10 @@ def test_the_clone_joins_the_opponent_pool_at_its_weight_and_stays_there_on_resu
     ({"workers": 0}, "pretrain.workers"),
     ({"snapshot": "yes"}, "pretrain.snapshot"),
     ({"opponent_weight": -1}, "pretrain.opponent_weight"),
+    ({"anchor_batches": -1, "teacher": "greedy"}, "pretrain.anchor_batches"),
+    ({"anchor_batches": 2}, "pretrain.anchor_batches"),  # no teacher: nothing to anchor to
+    ({"anchor_kind": "peek", "teacher": "greedy"}, "pretrain.anchor_kind"),
+    ({"anchor_learning_rate": 0, "teacher": "greedy"}, "pretrain.anchor_learning_rate"),
 ])
 def test_a_bad_pretrain_section_is_refused_naming_the_key(tmp_path, change, message):
     with pytest.raises(ValueError, match=message):
@@ -157,3 +169,44 @@ def test_a_teacher_that_samples_gives_the_same_demonstrations_for_the_same_seed(
     again = collect({"agent": "search", "worlds": 2}, "widow", 3, {}, [], 40, seed=8)
     assert np.array_equal(first.actions, again.actions)
     assert np.array_equal(first.observations, again.observations)
+
+
+def test_an_exchange_anchor_keeps_the_teachers_exchanges_masked_to_the_exchanges():
+    # R8.2: only decisions where the teacher exchanged with two or more exchanges open.
+    demos = collect("greedy", "old_game", 4, {}, [], 400, seed=1)
+    rows = anchor_rows(demos, "exchange")
+    assert 0 < len(rows) < len(demos)
+    assert (rows.actions >= EXCHANGE).all()
+    assert rows.masks[np.arange(len(rows)), rows.actions].all()
+    assert not rows.masks[:, :EXCHANGE].any() and (rows.masks.sum(axis=1) >= 2).all()
+    assert anchor_rows(demos, None) is demos
+    assert {ACTION_KINDS[a] for a in demos.actions} - {"exchange"}  # the others were there, and dropped
+
+
+def test_the_anchor_pulls_a_policy_back_to_the_teacher(tmp_path):
+    config = validate(tiny(tmp_path, env={"variant": "old_game", "num_players": 4, "rules": {}},
+                           policy={"net_arch": [32, 32]}))
+    demos = collect("greedy", "old_game", 4, {}, [], 2000, seed=0)
+    model = build_model(config, make_vec_env(config, 0), tmp_path)
+    before = imitate(model.policy, demos, epochs=1, batch_size=256, learning_rate=1e-9)["agreement"]
+    anchor = ImitationAnchor(model.policy, demos, None, batches=200, batch_size=256, learning_rate=3e-3)
+    first = anchor.step()
+    after = imitate(model.policy, demos, epochs=1, batch_size=256, learning_rate=1e-9)["agreement"]
+    assert after > before + 0.3 and anchor.step() < first
+    with pytest.raises(ValueError, match="anchor_kind 'knock'"):  # the old game has no knock (R8.2)
+        ImitationAnchor(model.policy, demos, "knock", batches=1, batch_size=8, learning_rate=1e-3)
+
+
+def test_a_run_with_an_anchor_logs_its_loss_and_resumes(tmp_path):
+    config = validate(tiny(tmp_path, env={"variant": "old_game", "num_players": 4, "rules": {}},
+                           pretrain={"teacher": "greedy", "decisions": 200, "epochs": 1, "anchor_batches": 2,
+                                     "anchor_kind": "exchange"},
+                           training={"vec_env": "batch", "n_envs": 4, "total_timesteps": 1024}))
+    train(config, quiet=True)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "run" / "tb" / "ppo_1"))
+    events.Reload()
+    assert "pretrain/anchor_loss" in events.Tags()["scalars"]
+    more = validate({**config, "training": {**config["training"], "total_timesteps": 2048}})
+    assert train(more, resume=True, quiet=True)["steps"] >= 2048

@@ -1,7 +1,7 @@
 """The run's callbacks, one job each, in stable-baselines3's style (composed in a list by
 :func:`training.train.train`): the time budget, self-play snapshots, periodic evaluation,
-checkpoints, the learning-rate schedule and the progress bar.  They share one :class:`RunState`, the schedule and
-clock that every checkpoint saves and ``--resume`` reads back.
+checkpoints, the learning-rate schedule, the imitation anchor and the progress bar.  They share
+one :class:`RunState`, the schedule and clock that every checkpoint saves and ``--resume`` reads back.
 """
 
 from __future__ import annotations
@@ -62,6 +62,23 @@ class RolloutEndCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+class AnchorToTeacher(BaseCallback):
+    """After every PPO update, the imitation anchor's steps (:class:`training.pretrain.ImitationAnchor`);
+    the loss is logged as ``pretrain/anchor_loss``."""
+
+    def __init__(self, anchor: Any):
+        super().__init__()
+        self.anchor, self.rollouts = anchor, 0
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_start(self) -> None:
+        self.rollouts += 1
+        if self.rollouts > 1:  # the first rollout of a learn() call follows no update of it
+            self.logger.record("pretrain/anchor_loss", self.anchor.step())
 
 
 class SelfPlaySnapshots(RolloutEndCallback):

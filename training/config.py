@@ -22,7 +22,9 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 * ``pretrain``: ``teacher`` (null: none; an agent spec), ``decisions``, ``explore``, ``epochs``,
   ``batch_size``, ``learning_rate``, ``value_coef``, ``workers``, ``snapshot``, ``opponent_weight``: imitation of the
-  teacher before PPO (:mod:`training.pretrain`), inside the time limit
+  teacher before PPO (:mod:`training.pretrain`), inside the time limit; ``anchor_batches`` (0: off),
+  ``anchor_kind`` (null: every decision; or an action kind such as ``exchange``) and
+  ``anchor_learning_rate``: imitation steps on the same demonstrations after every PPO update
 
 An unknown key anywhere is a ``ValueError`` naming it (``ppo.lerning_rate``).
 ``backend: rllib`` makes it an RLlib run, configured and checked by :mod:`training.rllib_config`.
@@ -59,7 +61,7 @@ DEFAULTS: dict[str, Any] = {
                    "seed": 12345, "workers": 1},
     "pretrain": {"teacher": None, "decisions": 100_000, "explore": 0.0, "epochs": 10, "batch_size": 512,
                  "learning_rate": 1e-3, "value_coef": 0.5, "workers": 1, "snapshot": True,
-                 "opponent_weight": 0.0},
+                 "opponent_weight": 0.0, "anchor_batches": 0, "anchor_kind": None, "anchor_learning_rate": 1e-4},
 }
 BACKENDS = ("sb3", "rllib")
 LR_SCHEDULES = ("constant", "linear")  # linear: to 0 over the run's budget (training.callbacks)
@@ -90,6 +92,7 @@ MAX_THREADS = 256
 MAX_DEALS = 10**7
 MAX_ROLLOUT = 2**20  # ppo.n_steps (per env)
 MAX_EPOCHS = 1000
+ANCHOR_KINDS = ("knock", "stand", "pass", "decline", "offer", "give", "exchange")  # pretrain.anchor_kind
 MAX_SNAPSHOTS = 1000
 
 
@@ -256,6 +259,12 @@ def _check_pretrain(p: dict[str, Any], rules: Any, num_players: int, check: _Che
     check.integer("pretrain.workers", p["workers"], 1, MAX_THREADS)
     check.boolean("pretrain.snapshot", p["snapshot"])
     check.number("pretrain.opponent_weight", p["opponent_weight"], 0, 1e6)
+    check.integer("pretrain.anchor_batches", p["anchor_batches"], 0, MAX_EPOCHS)
+    check.require(p["anchor_kind"] is None or p["anchor_kind"] in ANCHOR_KINDS, "pretrain.anchor_kind",
+                  p["anchor_kind"], f"null or one of {', '.join(ANCHOR_KINDS)}")
+    check.number("pretrain.anchor_learning_rate", p["anchor_learning_rate"], 0, 1, low_open=True)
+    check.require(p["anchor_batches"] == 0 or p["teacher"] is not None, "pretrain.anchor_batches",
+                  p["anchor_batches"], "0 without a pretrain.teacher (the anchor uses its demonstrations)")
 
 
 def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:

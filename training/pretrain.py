@@ -155,16 +155,80 @@ def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size
     return stats
 
 
-def pretrain(model: Any, config: dict[str, Any]) -> dict[str, Any]:
-    """The config's ``pretrain`` step on ``model``'s policy; returns what it did (for ``pretrain.json``)."""
+def demonstrations_of(config: dict[str, Any]) -> Demonstrations:
+    """The config's ``pretrain`` demonstrations (the same ones again for the same config and seed)."""
     section, env = config["pretrain"], config["env"]
+    return collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
+                            list(env["features"]), section["decisions"], config["seed"], section["explore"],
+                            section["workers"], critic_state=config["policy"]["critic"] == "privileged")
+
+
+def pretrain(model: Any, config: dict[str, Any]) -> tuple[dict[str, Any], Demonstrations]:
+    """The config's ``pretrain`` step on ``model``'s policy; returns what it did (for
+    ``pretrain.json``) and the demonstrations (for :class:`ImitationAnchor`)."""
+    section = config["pretrain"]
     started = time.monotonic()
-    demonstrations = collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
-                                      list(env["features"]), section["decisions"], config["seed"],
-                                      section["explore"], section["workers"],
-                                      critic_state=config["policy"]["critic"] == "privileged")
+    demonstrations = demonstrations_of(config)
     collected = time.monotonic() - started
     stats = imitate(model.policy, demonstrations, section["epochs"], section["batch_size"],
                     section["learning_rate"], section["value_coef"], config["seed"])
-    return {"teacher": section["teacher"], "decisions": len(demonstrations), "collect_seconds": collected,
-            "seconds": time.monotonic() - started, **stats}
+    return ({"teacher": section["teacher"], "decisions": len(demonstrations), "collect_seconds": collected,
+             "seconds": time.monotonic() - started, **stats}, demonstrations)
+
+
+def anchor_rows(demonstrations: Demonstrations, kind: str | None) -> Demonstrations:
+    """The decisions an anchor keeps: all of them (``kind`` None), or only those where the
+    teacher chose an action of ``kind`` among two or more of that kind, with the mask cut
+    down to that kind's actions, so the loss is the teacher's choice *within* the kind."""
+    if kind is None:
+        return demonstrations
+    from commerce_env.engine.actions import ACTION_KINDS
+
+    of_kind = np.array([k == kind for k in ACTION_KINDS])
+    masks = demonstrations.masks & of_kind
+    keep = of_kind[demonstrations.actions] & (masks.sum(axis=1) >= 2)
+    return Demonstrations(demonstrations.observations[keep], masks[keep], demonstrations.actions[keep],
+                          demonstrations.returns[keep])
+
+
+class ImitationAnchor:
+    """Keeps a policy near its teacher during PPO: ``batches`` minibatches of the imitation
+    loss (cross-entropy of the teacher's action under the mask, the policy only) after every
+    PPO update (the ``pretrain.anchor_*`` options, docs/training.md).
+
+    Why: imitation sets where PPO starts, and PPO may then drift from the teacher where the
+    returns are too noisy to tell choices apart; the anchor pulls it back on the teacher's
+    own states, so PPO changes what its returns can show and keeps the rest."""
+
+    def __init__(self, policy: Any, demonstrations: Demonstrations, kind: str | None, batches: int,
+                 batch_size: int, learning_rate: float, seed: int = 0):
+        import torch
+
+        rows = anchor_rows(demonstrations, kind)
+        if len(rows) == 0:
+            raise ValueError(f"pretrain.anchor_kind {kind!r}: the teacher made no such choice in "
+                             f"{len(demonstrations)} decisions")
+        self.policy, self.batches, self.batch_size = policy, batches, batch_size
+        self.observations = torch.as_tensor(rows.observations)
+        self.masks, self.actions = rows.masks, torch.as_tensor(rows.actions)
+        self.optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+        self.generator = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def step(self) -> float:
+        """``batches`` imitation steps; the mean loss."""
+        self.policy.set_training_mode(True)
+        losses = []
+        for _ in range(self.batches):
+            batch = self.generator.integers(0, len(self), size=min(self.batch_size, len(self)))
+            _, log_prob, _ = self.policy.evaluate_actions(self.observations[batch], self.actions[batch],
+                                                          action_masks=self.masks[batch])
+            loss = -log_prob.mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            losses.append(loss.item())
+        self.policy.set_training_mode(False)
+        return float(np.mean(losses)) if losses else 0.0

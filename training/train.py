@@ -33,6 +33,7 @@ from commerce_env.files import atomic_write
 from commerce_env.rules import make_rules
 
 from .callbacks import (  # noqa: F401 - budget_progress re-exported
+    AnchorToTeacher,
     BudgetProgressBar,
     LinearLearningRate,
     PeriodicCheckpoint,
@@ -121,14 +122,15 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
 CLONE = "clone"  # the run folder's imitation of pretrain.teacher (safe format)
 
 
-def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any, state: dict[str, Any]) -> Any:
+def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any,
+              state: dict[str, Any]) -> tuple[Any, Any]:
     """Imitation of the teacher (:mod:`training.pretrain`), counted in the run's time.  The clone
     is saved in ``clone/``; with ``pretrain.snapshot`` it is the league's first snapshot, and with
     ``pretrain.opponent_weight`` it joins the opponent pool for the whole run.  Returns the env
-    PPO then trains on."""
+    PPO then trains on, and the demonstrations (for ``pretrain.anchor_batches``)."""
     from .pretrain import PRETRAIN_FILE, pretrain
 
-    record = pretrain(model, config)
+    record, demonstrations = pretrain(model, config)
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
     folder = export_model(model, config, run.path / CLONE, run)
@@ -139,7 +141,19 @@ def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any, 
     if config["pretrain"]["snapshot"] and config["selfplay"]["enabled"]:
         vec_env.env_method("add_snapshot", str(folder))
         state["snapshots"].append(str(folder))
-    return vec_env
+    return vec_env, demonstrations
+
+
+def _anchor(model: Any, config: dict[str, Any], demonstrations: Any) -> Any:
+    """The imitation anchor of ``pretrain.anchor_*`` on ``demonstrations`` (collected again, the
+    same for the seed, when a resumed run has none)."""
+    from .pretrain import ImitationAnchor, demonstrations_of
+
+    section = config["pretrain"]
+    if demonstrations is None:
+        demonstrations = demonstrations_of(config)
+    return ImitationAnchor(model.policy, demonstrations, section["anchor_kind"], section["anchor_batches"],
+                           section["batch_size"], section["anchor_learning_rate"], config["seed"])
 
 
 def with_clone(config: dict[str, Any], run: RunFolder) -> dict[str, Any]:
@@ -200,6 +214,7 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
     checkpoint = out / CHECKPOINT
     run.write("config.yaml", yaml.safe_dump(config, sort_keys=False))
     evaluation, training = config["evaluation"], config["training"]
+    demonstrations = None  # the teacher's, when pretrain made them (a resumed run collects them again)
     if resume:
         state = json.loads((out / STATE).read_text())
         vec_env = make_vec_env(with_clone(config, run), config["seed"] + int(state["num_timesteps"]))
@@ -214,7 +229,7 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
         vec_env = make_vec_env(config, config["seed"])
         model = build_model(config, vec_env, out)
         if config["pretrain"]["teacher"] is not None:
-            vec_env = _pretrain(model, config, run, vec_env, state)
+            vec_env, demonstrations = _pretrain(model, config, run, vec_env, state)
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options(),
@@ -227,6 +242,8 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
                  TimeBudget(training["time_limit_minutes"], clock)]
     if training["learning_rate_schedule"] == "linear":
         callbacks.append(LinearLearningRate(config, run, clock))
+    if config["pretrain"]["anchor_batches"] > 0:
+        callbacks.append(AnchorToTeacher(_anchor(model, config, demonstrations)))
     if training["progress_bar"] and not quiet:
         callbacks.append(BudgetProgressBar(training["total_timesteps"], training["time_limit_minutes"], clock))
     try:
