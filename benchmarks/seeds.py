@@ -124,8 +124,9 @@ def plot_curves(runs: list[Path], path: Path) -> bool:
     return True
 
 
-def markdown(report: dict[str, Any], command: str, curves: str | None) -> str:
-    """The seeds section of docs/benchmark.md for one variant."""
+def markdown(report: dict[str, Any], command: str, curves: str | None, shipped: str | None = None) -> str:
+    """The seeds section of docs/benchmark.md for one variant; ``shipped``: where ``--ship`` copied
+    the best seed's model (None: nowhere, and the page says so)."""
     n = len(report["seeds"])
     lines = [f"Training seeds: {n} runs of one config; each model against each built-in agent over "
              f"{report['games']} games (duplicate deals, standard lineup, arena seed {report['seed']}).", "",
@@ -135,7 +136,7 @@ def markdown(report: dict[str, Any], command: str, curves: str | None) -> str:
     for k, row in enumerate(report["seeds"]):
         cells = [f"{v['difference']:+.3f} [{v['ci99'][0]:+.3f}, {v['ci99'][1]:+.3f}]"
                  for v in (row["vs"][o] for o in report["opponents"])]
-        mark = " **(best, shipped)**" if k == report["best"] else ""
+        mark = (" **(best, shipped)**" if shipped else " **(best)**") if k == report["best"] else ""
         lines.append(f"| {row.get('training_seed', k)} | `{Path(row['run']).name}`{mark} | " + " | ".join(cells)
                      + " |")
     lines += ["", "Aggregate over seeds x duplicate groups (stratified bootstrap, 95%):", "",
@@ -143,7 +144,10 @@ def markdown(report: dict[str, Any], command: str, curves: str | None) -> str:
     for o, agg in report["aggregate"].items():
         lines.append(f"| {o} | {agg['mean']:+.3f} | [{agg['mean_ci'][0]:+.3f}, {agg['mean_ci'][1]:+.3f}] | "
                      f"{agg['iqm']:+.3f} | [{agg['iqm_ci'][0]:+.3f}, {agg['iqm_ci'][1]:+.3f}] |")
-    lines += ["", f"The shipped model is the best of {n} seeds (largest smallest margin over the opponents)."]
+    lines += ["", f"The shipped model (`{shipped}`) is the best of {n} seeds (largest smallest margin over the "
+                  "opponents)." if shipped else
+              f"The best of {n} seeds (largest smallest margin over the opponents); no model was shipped (no "
+              "`--ship`)."]
     from .suite import BENCHMARK_SEED
 
     if report["seed"] == BENCHMARK_SEED:
@@ -209,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python -m benchmarks.seeds", *(argv if argv is not None else sys.argv[1:])])
     report["command"] = command
     (out / "seeds.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out / "seeds.md").write_text(markdown(report, command, curves))
+    (out / "seeds.md").write_text(markdown(report, command, curves, args.ship))
     if args.ship:
         ship(Path(report["seeds"][report["best"]]["model"]), Path(args.ship), args.force)
     print(f"wrote {out}/seeds.md; best seed: {report['seeds'][report['best']]['run']}", file=sys.stderr)

@@ -70,6 +70,8 @@ def test_seeds_are_judged_on_other_deals_than_the_benchmark_pages(tmp_path, tiny
             "--out", str(tmp_path / "out")]
     assert seeds.main(argv) == 0
     assert json.loads((tmp_path / "out" / "seeds.json").read_text())["seed"] != suite.BENCHMARK_SEED
+    text = (tmp_path / "out" / "seeds.md").read_text()  # nothing shipped without --ship, and it says so
+    assert "shipped" not in text.replace("no model was shipped", "") and "**(best)**" in text
     capsys.readouterr()
     argv += ["--seed", str(suite.BENCHMARK_SEED), "--ship", str(tmp_path / "shipped")]
     assert seeds.main(argv) == 0
