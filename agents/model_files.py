@@ -177,8 +177,9 @@ def _read_weights(path: Path) -> dict[str, np.ndarray]:
     if path.suffix == ".safetensors":
         try:
             from safetensors.numpy import load_file
-        except ImportError:
-            raise _fail(path, "the safetensors package is needed to read it (pip install safetensors)") from None
+        except ImportError as error:  # its cause named: a broken install is not a missing one
+            raise _fail(path, "the safetensors package is needed to read it (pip install safetensors; "
+                              f"importing it said: {_first_line(error)})") from None
         try:
             arrays = dict(load_file(str(path)))
         except Exception as error:  # safetensors raises its own error types (bad header, bfloat16 for numpy)

@@ -184,3 +184,15 @@ def test_any_tampered_field_is_a_value_error_naming_the_file(tmp_path, field, va
         assert str(path) in str(error) or str(folder) in str(error)
     finally:
         path.write_text(json.dumps(original))
+
+
+def test_a_failed_safetensors_import_names_its_cause(tmp_path, tiny_model, monkeypatch):
+    # A model that cannot be read says why: the import's own error, not only "install it".
+    import sys
+
+    from agents.learned import load_agent
+
+    folder = tiny_model("old_game", 4, tmp_path / "m")
+    monkeypatch.setitem(sys.modules, "safetensors.numpy", None)  # import raises ImportError
+    with pytest.raises(ValueError, match="safetensors package is needed.*importing it said"):
+        load_agent(folder)
