@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from itertools import combinations
 
 import numpy as np
 
+from commerce_env import odds
 from commerce_env.cards import RANK_PIPS
 from commerce_env.engine.actions import (
     BUY_HORSE,
@@ -36,37 +36,24 @@ from commerce_env.engine.base import (
     HORSE,
     LAST_EXCHANGE,
     REPLY,
-    SHOW,
     STAND_CHOICE,
     WIDOW_CHOICE,
     Game,
+)
+from commerce_env.odds import (
+    TRIPLES,
+    all_keys,
+    exchange_outlook,
+    finished_seats,
+    life_shares,
+    life_value,
 )
 from commerce_env.view import SeatView
 
 from .base import Agent
 
-TRIPLES = np.array(list(combinations(range(52), 3)), dtype=np.intp)  # all 22,100 hands
 _PIPS = np.array(RANK_PIPS, dtype=np.int64)
 Value = Callable[[Sequence[int]], int]
-
-
-@cache
-def _all_keys(engine: type[Game], combos: frozenset[str]) -> np.ndarray:
-    return engine.values_of(TRIPLES[:, 0], TRIPLES[:, 1], TRIPLES[:, 2], combos)
-
-
-@cache
-def _pairs(count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The index pairs ``i < j`` below ``count``, in the order of ``itertools.combinations``."""
-    return np.triu_indices(count, 1)
-
-
-@cache
-def _sorted_keys(engine: type[Game], combos: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
-    """All hands' values in ascending order, and the order (indices into TRIPLES)."""
-    keys = _all_keys(engine, combos)
-    order = np.argsort(keys, kind="stable")
-    return keys[order], order
 
 
 @cache
@@ -85,7 +72,7 @@ def value_function(engine: type[Game], combos: frozenset[str]) -> Value:
 @cache
 def quantile_key(engine: type[Game], combos: frozenset[str], quantile: float) -> int:
     """The hand value at ``quantile`` of all 22,100 hands (a fixed, card-free yardstick)."""
-    return int(np.quantile(_all_keys(engine, combos), quantile, method="lower"))
+    return int(np.quantile(all_keys(engine, combos), quantile, method="lower"))
 
 
 def keep_score(a: int, b: int, ship: bool) -> int:
@@ -194,126 +181,12 @@ class GreedyAgent(Agent):
 
 
 # --------------------------------------------------------- expected value
-def deal_history(view: SeatView) -> list[tuple[int, str, tuple[int | None, ...]]]:
-    """The public actions of the current deal: the history after the last showdown (R11)."""
-    history = view.history
-    for index in range(len(history) - 1, -1, -1):
-        if history[index][1] == SHOW:
-            return list(history[index + 1:])
-    return list(history)
-
-
-def finished_seats(view: SeatView, kinds: tuple[str, ...] = ("stand", "pass")) -> set[int]:
-    """The seats that stood or passed this deal and take no further turns (R8.2)."""
-    if not view.engine.pass_ends_turns:  # R6.3: a widow pass lets one turn go
-        return set()
-    return {seat for seat, kind, _ in deal_history(view) if kind in kinds}
-
-
-@cache
-def life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
-    """Each player's chance to be the last one with lives (R9.5) when every deal takes
-    one life from a player chosen uniformly among those still in (R9.3)."""
-    alive = [s for s, n in enumerate(lives) if n > 0]
-    if len(alive) <= 1:
-        return tuple(1.0 if n > 0 else 0.0 for n in lives)
-    shares = np.zeros(len(lives))
-    for loser in alive:
-        fewer = list(lives)
-        fewer[loser] -= 1
-        shares += np.array(life_shares(tuple(fewer)))
-    return tuple(shares / len(alive))
-
-
-def life_value(lives: Sequence[int], seat: int, pool: int) -> float:
-    """What ``seat`` loses, in money, by being this deal's worst hand rather than another
-    player (R9.3, R9.5): its share of the pool falls with each life it gives up."""
-    alive = [s for s, n in enumerate(lives) if n > 0 and s != seat]
-    if lives[seat] <= 0 or not alive:
-        return 0.0
-
-    def share(loser: int) -> float:
-        fewer = list(lives)
-        fewer[loser] -= 1
-        return life_shares(tuple(fewer))[seat]
-
-    return pool * (sum(share(s) for s in alive) / len(alive) - share(seat))
-
-
-class WinModel:
-    """The chance that a hand is the best (or the worst) at the table, given what a seat knows.
-
-    Each opponent holds the cards known to be in his hand (``view.public_hands``:
-    table cards he took, R6.3, R8.2; the widow he took, R6.2; a card bartered to
-    him, R5.4) and the rest drawn from the cards this seat has not seen.  An
-    opponent in ``improving`` (one who will still exchange with the face-up
-    table before the showdown) is credited with the best single exchange with
-    the table as it is now.  Ties count half.  Opponents are taken as independent.
-    """
+class WinModel(odds.WinModel):
+    """:class:`commerce_env.odds.WinModel`, and how likely each card is to be given away blind."""
 
     def __init__(self, view: SeatView, improving: Sequence[int] = ()):
-        self.engine, self.combinations = view.engine, view.rules.combinations
-        self.value = value_function(self.engine, self.combinations)
-        self.unseen = np.array(view.unseen, dtype=np.intp)
-        mask = np.zeros(52, dtype=bool)
-        mask[self.unseen] = True
-        self._inside = mask[TRIPLES[:, 0]] & mask[TRIPLES[:, 1]] & mask[TRIPLES[:, 2]]
-        keys, order = _sorted_keys(self.engine, self.combinations)
-        self.sorted_keys = keys[self._inside[order]]  # the unseen hands' values, ascending
-        self.table = tuple(view.table)
-        opponents = [s for s in view.order if s != view.seat]
-        self.opponent_keys: list[np.ndarray] = []  # each opponent's possible values, ascending
-        shared: dict[tuple[tuple[int, ...], bool], np.ndarray] = {}
-        for seat in opponents:
-            known = view.public_hands[seat]
-            better = seat in improving and len(self.table) == 3
-            if (known, better) not in shared:
-                shared[known, better] = self._values(known, better)
-            self.opponent_keys.append(shared[known, better])
-        known_hands = view.known_hands()
-        self.known_values = np.array([self.value(cards) for cards in known_hands.values()])
-        self.unknown_opponents = len(opponents) - len(known_hands)
+        super().__init__(view, improving)
         self._given: np.ndarray | None = None
-
-    def _hands(self, known: tuple[int, ...]) -> np.ndarray:
-        """Every hand (rows of three cards) an opponent holding ``known`` may have."""
-        if not known:
-            return np.compress(self._inside, TRIPLES, axis=0)  # as TRIPLES[self._inside], faster
-        rest = np.array([c for c in self.unseen.tolist() if c not in known], dtype=np.intp)
-        missing = 3 - len(known)
-        if missing <= 0:
-            return np.array([known[:3]], dtype=np.intp)
-        if missing == 1:
-            filler = rest.reshape(-1, 1)
-        else:  # the pairs of the other cards, in the order of itertools.combinations (speed)
-            first, second = _pairs(len(rest))
-            filler = np.column_stack([rest[first], rest[second]])
-        if len(filler) == 0:
-            return np.zeros((0, 3), dtype=np.intp)
-        return np.column_stack([np.tile(np.array(known, dtype=np.intp), (len(filler), 1)), filler])
-
-    def _values(self, known: tuple[int, ...], better: bool) -> np.ndarray:
-        if not known and not better:
-            return self.sorted_keys
-        hands = self._hands(known)
-        if len(hands) == 0:
-            return np.zeros(0, dtype=np.int64)
-        a, b, c = hands[:, 0], hands[:, 1], hands[:, 2]
-        if not better:
-            return np.sort(self.engine.values_of(a, b, c, self.combinations))
-        # R6.3, R8.2: his best exchange with the table as it lies.  From the values of all ordered
-        # triples (at a * 2704 + b * 52 + c): for each place in the hand, the best value of the two
-        # cards kept with a table card (speed: three small tables, then four look-ups a hand, not ten).
-        table = self.engine.value_table(self.combinations)
-        cube, face_up = table.reshape(52, 52, 52), list(self.table)
-        first = cube[face_up].max(axis=0).ravel()  # at b * 52 + c: the best (t, b, c)
-        second = cube[:, face_up].max(axis=1).ravel()  # at a * 52 + c: the best (a, t, c)
-        third = cube[:, :, face_up].max(axis=2).ravel()  # at a * 52 + b: the best (a, b, t)
-        a, b, c = np.ascontiguousarray(hands.T)
-        ab = a * 52 + b
-        values = np.maximum(table.take(ab * 52 + c), first.take(b * 52 + c))
-        values = np.maximum(values, np.maximum(second.take(a * 52 + c), third.take(ab)))
-        return np.sort(values)
 
     @property
     def given_card_weights(self) -> np.ndarray:
@@ -324,53 +197,6 @@ class WinModel:
             weights = np.bincount(gives, minlength=52).astype(float)
             self._given = weights / weights.sum() if weights.sum() else weights
         return self._given
-
-    def _beats(self, values: np.ndarray) -> list[np.ndarray]:
-        """For each opponent, the chance that ``values`` beats his hand (ties half)."""
-        chances = []
-        for keys in self.opponent_keys:
-            if len(keys) == 0:
-                chances.append(np.ones(values.shape))
-                continue
-            below = np.searchsorted(keys, values, side="left")
-            equal = np.searchsorted(keys, values, side="right") - below
-            chances.append((below + 0.5 * equal) / len(keys))
-        return chances
-
-    def win_probability(self, values: np.ndarray | int) -> np.ndarray:
-        values = np.asarray(values)
-        probability = np.ones(values.shape)
-        for beat in self._beats(values):
-            probability = probability * beat
-        return probability
-
-    def worst_probability(self, values: np.ndarray | int) -> np.ndarray:
-        """The chance that ``values`` is the lowest hand at the table (R3.4; ties half)."""
-        values = np.asarray(values)
-        probability = np.ones(values.shape)
-        for beat in self._beats(values):
-            probability = probability * (1.0 - beat)
-        return probability
-
-    def after_swap(self, hand: Sequence[int], slot: int, weights: np.ndarray | None = None) -> float:
-        """Expected win probability after replacing ``hand[slot]`` by an unseen card
-        (uniform, or drawn with ``weights`` over the 52 cards)."""
-        if len(self.unseen) == 0:
-            return float(self.win_probability(self.value(hand)))
-        kept = [c for i, c in enumerate(hand) if i != slot]
-        count = len(self.unseen)
-        values = self.engine.values_of(np.full(count, kept[0], dtype=np.intp), np.full(count, kept[1], dtype=np.intp),
-                                       self.unseen, self.combinations)
-        chances = self.win_probability(values)
-        if weights is None:
-            return float(chances.mean())
-        w = weights[self.unseen]
-        total = w.sum()
-        return float((chances * w).sum() / total) if total > 0 else float(chances.mean())
-
-    def random_hand(self) -> float:
-        """Expected win probability of three cards drawn from the unseen ones."""
-        return float(self.win_probability(self.sorted_keys).mean()) if len(self.sorted_keys) else 0.5
 
 
 class ExpectedValueAgent(Agent):
@@ -418,50 +244,20 @@ class ExpectedValueAgent(Agent):
         return self._trade(view, model, hand, now, legal)
 
     # ------------------------------------------------------- face-up table
-    def _score(self, view: SeatView, model: WinModel, values: np.ndarray | int) -> np.ndarray:
-        """A hand's worth at the showdown on a 0-1 scale: the chance to win (R6.4, R8.4); in
-        pool commerce the payout for the best hand and the pool share a life is worth, lost
-        by the worst hand (R9.3), weighed by the lives and the pool now (:func:`life_value`)."""
-        win = model.win_probability(values)
-        if not view.engine.plays_for_money:
-            return win
-        payout = float(min(view.rules.payout, view.pool))
-        life = life_value(view.counters, view.seat, view.pool)
-        if payout + life <= 0:
-            return win
-        return (payout * win + life * (1.0 - model.worst_probability(values))) / (payout + life)
-
     def _exchange(self, view: SeatView, legal: Sequence[int]) -> int:
         """R6.3, R8.2-R8.3: stop (knock, stand) once the hand is good enough against what the
         others will hold at the showdown, else the exchange that is worth most then."""
-        value, hand, phase = value_function(view.engine, view.rules.combinations), view.hand, view.phase
-        knock = KNOCK in legal  # R6.4: a knock stops all drawing at once
-        # Who still exchanges before the showdown (R8.2-R8.3): everyone who has neither stood
-        # nor passed.  With a knock (R6.4) any turn may be the last, so nobody is counted on to.
-        done = finished_seats(view)
-        improving = [] if knock else [s for s in view.order if s != view.seat and s not in done]
-        later = WinModel(view, improving)
-        now_value = value(hand)
-        # A knock, or the second stand (R8.3), ends the drawing; a first stand leaves the others drawing.
-        closes = knock or bool(finished_seats(view, ("stand",)))
-        threshold = self.close_threshold if closes else self.stand_threshold
-        exchanges = [a for a in legal if a >= EXCHANGE]
-        values = []
-        for action in exchanges:
-            own, slot = divmod(action - EXCHANGE, 3)
-            cards = list(hand)
-            cards[own] = view.table[slot]
-            values.append(value(cards))
-        keep = float(self._score(view, later, now_value))
+        outlook, phase, knock = exchange_outlook(view), view.phase, KNOCK in legal
+        exchanges, scores, keep = outlook.exchanges, outlook.scores, outlook.keep
+        threshold = self.close_threshold if outlook.closes else self.stand_threshold
         best, gain = -1, False
         if exchanges:
-            scores = self._score(view, later, np.array(values))
             best = int(np.argmax(scores))
             gain = float(scores[best]) > keep
         # The chance to win decides when to stop; the choice of exchange weighs all that is at stake.
         # A stand leaves the others drawing for a while (R8.2-R8.3), so a gaining exchange comes first.
         first = not knock and gain
-        if phase != LAST_EXCHANGE and not first and float(later.win_probability(now_value)) >= threshold:
+        if phase != LAST_EXCHANGE and not first and outlook.win_now >= threshold:
             return KNOCK if knock else STAND
         # While turns remain, an exchange that loses nothing keeps the hand drawing (R8.2: a
         # stand or a pass ends this player's turns); the last exchange must gain (R8.3).
