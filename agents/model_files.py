@@ -25,7 +25,8 @@ FORMAT_VERSION = 1
 MODEL_JSON = "model.json"
 ACTIVATIONS = ("tanh", "relu")
 WEIGHT_FILES = ("weights.safetensors", "weights.pt")
-FEATURE_SIZES = {"hand_strength": 20}  # commerce_env.features.FEATURES of a fixed size, known without building them
+# commerce_env.features.FEATURES of a fixed size, known without building them
+FEATURE_SIZES = {"hand_strength": 20, "exchange_odds": 20}
 PER_PLAYER_FEATURE_SIZES = {"known_hands": 52}  # ... and those of this size per other player
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import observation as obs
+from .engine.actions import EXCHANGE
 from .rules import Rules
 
 
@@ -115,7 +116,50 @@ class KnownHands:
         return out
 
 
-FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands}
+class ExchangeOdds:
+    """What ``expected_value`` weighs at the face-up table (R6.3-R6.4, R8.2-R8.3, R9.3).
+
+    ``exchange_odds`` appends 20 numbers, from the seat's view
+    (:func:`commerce_env.odds.exchange_outlook`): the showdown score of each of
+    the nine exchanges (own card ``i`` for table card ``j`` at ``3i + j``, as
+    the actions), that of keeping the hand, the chance that the hand as it is
+    wins, and a one-hot of the exchange with the best score (the first of
+    equals), the one ``expected_value`` makes when it exchanges.  The score is
+    the chance to win against what the others will hold at the showdown; in
+    pool commerce it also weighs the life the worst hand loses (R9.3).  All
+    zero when the seat has no exchange to make.  Only for the variants with a
+    face-up table; a *view feature*, like :class:`KnownHands`.
+    """
+
+    name = "exchange_odds"
+    needs_view = True
+    size = 20
+
+    def __init__(self, rules: Rules, num_players: int):
+        from .engine import ENGINES
+
+        if not ENGINES[rules.variant].has_table:
+            raise ValueError(f"the feature {self.name!r} reads the face-up table (the widow game, the old game, "
+                             f"pool commerce); the variant {rules.variant!r} has none")
+
+    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
+        from .odds import exchange_outlook
+
+        if not hasattr(view, "legal_actions"):
+            raise ValueError(f"the feature {self.name!r} reads the seat's view; give a commerce_env.view.SeatView, "
+                             f"not {type(view).__name__}")
+        out = np.zeros(self.size, dtype=np.float32)
+        if not any(a >= EXCHANGE for a in view.legal_actions):
+            return out
+        outlook = exchange_outlook(view)
+        slots = np.array(outlook.exchanges) - EXCHANGE
+        out[slots] = outlook.scores
+        out[9], out[10] = outlook.keep, outlook.win_now
+        out[11 + slots[int(np.argmax(outlook.scores))]] = 1.0
+        return out
+
+
+FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands, ExchangeOdds.name: ExchangeOdds}
 
 
 def needs_view(builders: Sequence) -> bool:

@@ -13,8 +13,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ..cards import make_pack
 from ..engine import ENGINES
-from ..features import HandStrength
+from ..engine.actions import EXCHANGE, KNOCK
+from ..features import ExchangeOdds, HandStrength
+from ..observation import PLAYER_FEATURES, PLAYER_FIELDS
+from ..observation import layout as observation_layout
+from ..odds import life_value
 from ..rules import Rules
 from .kernels import triple_index
 
@@ -85,6 +90,131 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
                     out[r, 11 + 3 * i + j] = percentile[keys[triple_index(ka, kb, table[j])]]
 
 
+@njit(cache=True)
+def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
+    """For each candidate value, the chance that it beats one opponent's hand (ties half):
+    the opponent holds the ``m`` cards of ``known`` and the rest from ``rest``, and if
+    ``better`` makes his best exchange with the table (``pair_best``; WinModel._values)."""
+    hist[:] = 0
+    hand = np.empty(3, np.int64)
+    total = 0
+    f = min(m, 3)
+    missing = 3 - f
+    for q in range(f):
+        hand[q] = known[q]
+    for x in range(n_rest if missing >= 1 else 1):
+        for y in range(x + 1 if missing >= 2 else 0, n_rest if missing >= 2 else 1):
+            for z in range(y + 1 if missing == 3 else 0, n_rest if missing == 3 else 1):
+                if missing >= 1:
+                    hand[f] = rest[x]
+                if missing >= 2:
+                    hand[f + 1] = rest[y]
+                if missing == 3:
+                    hand[2] = rest[z]
+                a, b, c = hand[0], hand[1], hand[2]
+                v = vt[a * 2704 + b * 52 + c]
+                if better:  # the best of: keep, or a table card in place of a, of b, of c
+                    v = max(v, pair_best[0, b * 52 + c], pair_best[1, a * 52 + c], pair_best[2, a * 52 + b])
+                hist[v] += 1
+                total += 1
+    below = 0
+    for v in range(hist.shape[0]):  # hist[v] becomes the count of values below v
+        count = hist[v]
+        hist[v] = below
+        below += count
+    for i in range(cands.shape[0]):
+        v = cands[i]
+        if total == 0:
+            out[i] = 1.0
+        elif v < 0:
+            out[i] = 0.0
+        else:
+            above = hist[v + 1] if v + 1 < hist.shape[0] else total
+            out[i] = (hist[v] + 0.5 * (above - hist[v])) / total
+
+
+@njit(cache=True)
+def _pair_best(table, vt, out):
+    """``out[p, pair]``: the best value of the two cards ``pair`` kept with a table card at place ``p``."""
+    for u in range(52):
+        for w in range(52):
+            b0, b1, b2 = -1, -1, -1
+            for t in range(3):
+                card = table[t]
+                b0 = max(b0, vt[card * 2704 + u * 52 + w])
+                b1 = max(b1, vt[u * 2704 + card * 52 + w])
+                b2 = max(b2, vt[u * 2704 + w * 52 + card])
+            out[0, u * 52 + w], out[1, u * 52 + w], out[2, u * 52 + w] = b0, b1, b2
+
+
+@njit(cache=True)
+def _exchange_odds(hands, tables, unseen, known, known_count, opponents, better, legal, payout, life, vt, out):
+    rows = hands.shape[0]
+    rest = np.empty(52, np.int64)
+    cands = np.empty(10, np.int64)
+    beat = np.empty(10, np.float64)
+    win = np.empty(10, np.float64)
+    worst = np.empty(10, np.float64)
+    shared = np.empty((2, 10), np.float64)
+    pair_best = np.empty((3, 2704), np.int64)
+    hist = np.empty(vt.max() + 1, np.int64)
+    for r in range(rows):
+        for i in range(20):
+            out[r, i] = 0.0
+        if not legal[r].any():
+            continue
+        hand, table = hands[r], tables[r]
+        for e in range(9):
+            own, slot = e // 3, e % 3
+            h0, h1, h2 = hand[0], hand[1], hand[2]
+            if own == 0:
+                h0 = table[slot]
+            elif own == 1:
+                h1 = table[slot]
+            else:
+                h2 = table[slot]
+            cands[e] = vt[h0 * 2704 + h1 * 52 + h2] if legal[r, e] else -1
+        cands[9] = vt[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+        n_rest = 0
+        for c in range(52):
+            if unseen[r, c]:
+                rest[n_rest] = c
+                n_rest += 1
+        done = np.zeros(2, np.bool_)  # the unknown opponents' beats, without and with the exchange credit
+        if better[r].any():
+            _pair_best(table, vt, pair_best)
+        for i in range(10):
+            win[i] = 1.0
+            worst[i] = 1.0
+        for o in range(opponents[r]):
+            m, credit = known_count[r, o], better[r, o]
+            if m == 0 and done[int(credit)]:
+                for i in range(10):
+                    beat[i] = shared[int(credit), i]
+            else:
+                _beats(cands, rest, n_rest, known[r, o], m, credit, vt, pair_best, hist, beat)
+                if m == 0:
+                    done[int(credit)] = True
+                    for i in range(10):
+                        shared[int(credit), i] = beat[i]
+            for i in range(10):
+                win[i] = win[i] * beat[i]
+                worst[i] = worst[i] * (1.0 - beat[i])
+        stake = payout[r] + life[r]
+        best, best_score = -1, -1.0
+        for i in range(10):
+            score = win[i] if stake <= 0 else (payout[r] * win[i] + life[r] * (1.0 - worst[i])) / stake
+            if i < 9:
+                if legal[r, i]:
+                    out[r, i] = score
+                    if score > best_score:
+                        best, best_score = i, score
+            else:
+                out[r, 9] = score
+                out[r, 10] = win[i]
+        out[r, 11 + best] = 1.0
+
+
 class BatchHandStrength:
     """``hand_strength`` (:class:`~commerce_env.features.HandStrength`) for a batch of vectors."""
 
@@ -123,7 +253,85 @@ class BatchKnownHands:
         return engine.known_cards(seats, games)
 
 
-BATCH_FEATURES = {BatchHandStrength.name: BatchHandStrength, BatchKnownHands.name: BatchKnownHands}
+_STOOD, _PASSED = PLAYER_FIELDS.index("stood"), PLAYER_FIELDS.index("passed")
+
+
+class BatchExchangeOdds:
+    """:class:`commerce_env.features.ExchangeOdds` for a batch: the same 20 numbers (equal up to
+    float32 rounding), from the batched engine's hands, table, known cards, lives and pool."""
+
+    name = "exchange_odds"
+    needs_view = True
+    size = ExchangeOdds.size
+
+    def __init__(self, rules: Rules, num_players: int):
+        ExchangeOdds(rules, num_players)  # the same checks
+        self.rules, self.num_players = rules, num_players
+        self.engine_class = ENGINES[rules.variant]
+        self.values = np.ascontiguousarray(self.engine_class.value_table(rules.combinations), dtype=np.int64)
+        self.pack = np.zeros(52, np.bool_)
+        self.pack[list(make_pack(rules.deck_size))] = True
+        self.players_at = {name: start for name, start, _ in observation_layout(num_players)}["players"]
+
+    def __call__(self, vectors: np.ndarray, engine=None, games: np.ndarray | None = None,
+                 seats: np.ndarray | None = None) -> np.ndarray:
+        if engine is None or seats is None:
+            raise ValueError(f"the feature {self.name!r} reads the batched engine: give engine, games and seats")
+        games = np.arange(engine.num_games) if games is None else np.asarray(games)
+        seats = np.broadcast_to(np.asarray(seats), games.shape)
+        rows, n = len(games), self.num_players
+        out = np.zeros((rows, self.size), dtype=np.float32)
+        to_act = engine.current_player[games] == seats
+        legal = engine.action_mask[games][:, EXCHANGE:EXCHANGE + 9].astype(np.bool_) & to_act[:, None]
+        if not legal.any():
+            return out
+        knock = engine.action_mask[games][:, KNOCK].astype(np.bool_)
+        all_hands, tables = engine.hands[games], engine.table[games]
+        known_cols = engine.known_cards(seats, games).reshape(rows, n - 1, 52) > 0
+        dealers, pools, counters = engine.dealer[games], engine.pool[games], engine.counters()[games]
+        hands = np.zeros((rows, 3), np.int64)
+        unseen = np.zeros((rows, 52), np.bool_)
+        known = np.zeros((rows, n - 1, 3), np.int64)
+        known_count = np.zeros((rows, n - 1), np.int64)
+        opponents = np.zeros(rows, np.int64)
+        better = np.zeros((rows, n - 1), np.bool_)
+        payout = np.zeros(rows, np.float64)
+        life = np.zeros(rows, np.float64)
+        money = self.engine_class.plays_for_money
+        for r in np.flatnonzero(legal.any(axis=1)):
+            seat, table = int(seats[r]), tables[r]
+            hands[r] = all_hands[r, seat]
+            seen = ~self.pack | known_cols[r].any(axis=0)
+            seen[hands[r]] = True
+            seen[table[table >= 0]] = True
+            unseen[r] = ~seen
+            vector = vectors[r]
+            o = 0
+            for k in range(1, n + 1):  # R3.1: from the dealer's left, as the view's order
+                s = (int(dealers[r]) + k) % n
+                if s == seat or all_hands[r, s, 0] < 0:
+                    continue
+                j = (s - seat) % n  # his block and known-card columns, from the seat's left
+                cards = np.flatnonzero(known_cols[r, j - 1])
+                known_count[r, o] = len(cards)
+                known[r, o, :min(len(cards), 3)] = cards[:3]
+                block = self.players_at + j * PLAYER_FEATURES
+                finished = vector[block + _STOOD] > 0 or vector[block + _PASSED] > 0
+                finished = finished and self.engine_class.pass_ends_turns  # R8.2; a widow pass lets one turn go
+                better[r, o] = not knock[r] and not finished and bool((table >= 0).all())
+                o += 1
+            opponents[r] = o
+            if money:
+                pool = int(pools[r])
+                payout[r] = float(min(self.rules.payout, pool))
+                life[r] = life_value(tuple(int(c) for c in counters[r]), seat, pool)
+        _exchange_odds(hands, tables.astype(np.int64), unseen, known, known_count, opponents, better, legal,
+                       payout, life, self.values, out)
+        return out
+
+
+BATCH_FEATURES = {BatchHandStrength.name: BatchHandStrength, BatchKnownHands.name: BatchKnownHands,
+                  BatchExchangeOdds.name: BatchExchangeOdds}
 
 
 def batch_feature_builders(names, rules: Rules, num_players: int) -> list:
