@@ -91,11 +91,10 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
 
 
 @njit(cache=True)
-def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
+def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, values, out):
     """For each candidate value, the chance that it beats one opponent's hand (ties half):
     the opponent holds the ``m`` cards of ``known`` and the rest from ``rest``, and if
     ``better`` makes his best exchange with the table (``pair_best``; WinModel._values)."""
-    hist[:] = 0
     hand = np.empty(3, np.int64)
     total = 0
     f = min(m, 3)
@@ -115,8 +114,22 @@ def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
                 v = vt[a * 2704 + b * 52 + c]
                 if better:  # the best of: keep, or a table card in place of a, of b, of c
                     v = max(v, pair_best[0, b * 52 + c], pair_best[1, a * 52 + c], pair_best[2, a * 52 + b])
-                hist[v] += 1
+                values[total] = v
                 total += 1
+    if total == 0:
+        out[:] = 1.0
+        return
+    if total * cands.shape[0] < 2 * hist.shape[0]:  # few hands: compare each with each candidate
+        for i in range(cands.shape[0]):
+            below, equal = 0, 0
+            for h in range(total):
+                below += values[h] < cands[i]
+                equal += values[h] == cands[i]
+            out[i] = (below + 0.5 * equal) / total if cands[i] >= 0 else 0.0
+        return
+    hist[:] = 0
+    for h in range(total):
+        hist[values[h]] += 1
     below = 0
     for v in range(hist.shape[0]):  # hist[v] becomes the count of values below v
         count = hist[v]
@@ -124,9 +137,7 @@ def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
         below += count
     for i in range(cands.shape[0]):
         v = cands[i]
-        if total == 0:
-            out[i] = 1.0
-        elif v < 0:
+        if v < 0:
             out[i] = 0.0
         else:
             above = hist[v + 1] if v + 1 < hist.shape[0] else total
@@ -148,6 +159,45 @@ def _pair_best(table, vt, out):
 
 
 @njit(cache=True)
+def _odds_inputs(all_hands, seats, dealers, tables, known_cols, finished, knock, legal, pack,
+                 hands, unseen, known, known_count, opponents, better):
+    """Each row's hand, unseen cards and opponents (from the dealer's left, as the view's
+    ``order``, R3.1): the cards known in each hand and whether he still draws (R8.2-R8.3)."""
+    n = all_hands.shape[1]
+    for r in range(all_hands.shape[0]):
+        if not legal[r].any():
+            continue
+        seat = seats[r]
+        full = True
+        for t in range(3):
+            full = full and tables[r, t] >= 0
+        for c in range(52):
+            unseen[r, c] = pack[c]
+        for t in range(3):
+            hands[r, t] = all_hands[r, seat, t]
+            unseen[r, hands[r, t]] = False
+            if tables[r, t] >= 0:
+                unseen[r, tables[r, t]] = False
+        o = 0
+        for k in range(1, n + 1):
+            s = (dealers[r] + k) % n
+            if s == seat or all_hands[r, s, 0] < 0:
+                continue
+            j = (s - seat) % n  # his known-card columns and observation block, from the seat's left
+            m = 0
+            for c in range(52):
+                if known_cols[r, j - 1, c]:
+                    unseen[r, c] = False
+                    if m < 3:
+                        known[r, o, m] = c
+                    m += 1
+            known_count[r, o] = m
+            better[r, o] = full and not knock[r] and not finished[r, j]
+            o += 1
+        opponents[r] = o
+
+
+@njit(cache=True)
 def _exchange_odds(hands, tables, unseen, known, known_count, opponents, better, legal, payout, life, vt, out):
     rows = hands.shape[0]
     rest = np.empty(52, np.int64)
@@ -158,6 +208,7 @@ def _exchange_odds(hands, tables, unseen, known, known_count, opponents, better,
     shared = np.empty((2, 10), np.float64)
     pair_best = np.empty((3, 2704), np.int64)
     hist = np.empty(vt.max() + 1, np.int64)
+    values = np.empty(22100, np.int64)
     for r in range(rows):
         for i in range(20):
             out[r, i] = 0.0
@@ -192,7 +243,7 @@ def _exchange_odds(hands, tables, unseen, known, known_count, opponents, better,
                 for i in range(10):
                     beat[i] = shared[int(credit), i]
             else:
-                _beats(cands, rest, n_rest, known[r, o], m, credit, vt, pair_best, hist, beat)
+                _beats(cands, rest, n_rest, known[r, o], m, credit, vt, pair_best, hist, values, beat)
                 if m == 0:
                     done[int(credit)] = True
                     for i in range(10):
@@ -286,46 +337,30 @@ class BatchExchangeOdds:
         if not legal.any():
             return out
         knock = engine.action_mask[games][:, KNOCK].astype(np.bool_)
-        all_hands, tables = engine.hands[games], engine.table[games]
+        tables = engine.table[games].astype(np.int64)
         known_cols = engine.known_cards(seats, games).reshape(rows, n - 1, 52) > 0
-        dealers, pools, counters = engine.dealer[games], engine.pool[games], engine.counters()[games]
+        # R8.2: who stood or passed takes no further turns (a widow pass lets one turn go, R6.3)
+        blocks = self.players_at + np.arange(n) * PLAYER_FEATURES
+        finished = (vectors[:, blocks + _STOOD] > 0) | (vectors[:, blocks + _PASSED] > 0)
+        finished &= self.engine_class.pass_ends_turns
         hands = np.zeros((rows, 3), np.int64)
         unseen = np.zeros((rows, 52), np.bool_)
         known = np.zeros((rows, n - 1, 3), np.int64)
         known_count = np.zeros((rows, n - 1), np.int64)
         opponents = np.zeros(rows, np.int64)
         better = np.zeros((rows, n - 1), np.bool_)
+        dealers = engine.dealer[games].astype(np.int64)
+        _odds_inputs(engine.hands[games].astype(np.int64), seats.astype(np.int64), dealers, tables, known_cols,
+                     finished, knock, legal, self.pack, hands, unseen, known, known_count, opponents, better)
         payout = np.zeros(rows, np.float64)
         life = np.zeros(rows, np.float64)
-        money = self.engine_class.plays_for_money
-        for r in np.flatnonzero(legal.any(axis=1)):
-            seat, table = int(seats[r]), tables[r]
-            hands[r] = all_hands[r, seat]
-            seen = ~self.pack | known_cols[r].any(axis=0)
-            seen[hands[r]] = True
-            seen[table[table >= 0]] = True
-            unseen[r] = ~seen
-            vector = vectors[r]
-            o = 0
-            for k in range(1, n + 1):  # R3.1: from the dealer's left, as the view's order
-                s = (int(dealers[r]) + k) % n
-                if s == seat or all_hands[r, s, 0] < 0:
-                    continue
-                j = (s - seat) % n  # his block and known-card columns, from the seat's left
-                cards = np.flatnonzero(known_cols[r, j - 1])
-                known_count[r, o] = len(cards)
-                known[r, o, :min(len(cards), 3)] = cards[:3]
-                block = self.players_at + j * PLAYER_FEATURES
-                finished = vector[block + _STOOD] > 0 or vector[block + _PASSED] > 0
-                finished = finished and self.engine_class.pass_ends_turns  # R8.2; a widow pass lets one turn go
-                better[r, o] = not knock[r] and not finished and bool((table >= 0).all())
-                o += 1
-            opponents[r] = o
-            if money:
+        if self.engine_class.plays_for_money:  # R9.3: the payout and the life the worst hand gives up
+            pools, counters = engine.pool[games], engine.counters()[games]
+            for r in np.flatnonzero(legal.any(axis=1)):
                 pool = int(pools[r])
                 payout[r] = float(min(self.rules.payout, pool))
-                life[r] = life_value(tuple(int(c) for c in counters[r]), seat, pool)
-        _exchange_odds(hands, tables.astype(np.int64), unseen, known, known_count, opponents, better, legal,
+                life[r] = life_value(tuple(counters[r].tolist()), int(seats[r]), pool)
+        _exchange_odds(hands, tables, unseen, known, known_count, opponents, better, legal,
                        payout, life, self.values, out)
         return out
 
