@@ -150,3 +150,63 @@ def test_the_batched_feature_equals_the_readable_one(variant, seed):
             ref.apply(int(actions[g]))
         engine.step(actions, where=np.array(live))
     assert compared > 0
+
+
+@pytest.mark.parametrize("variant", TABLE_VARIANTS)
+def test_batched_policy_with_exchange_odds_picks_what_the_learned_agent_picks(variant):
+    # The batched arena's model (BatchedPolicy) and the one-game LearnedAgent see the same
+    # columns, so they choose alike; with the odds' columns blanked some choices change.
+    pytest.importorskip("numba")
+    from test_known_hands import _Blank
+    from test_vector_env import lockstep_states
+
+    from agents.batched import BatchedPolicy
+    from agents.learned import LearnedAgent, expected_shapes
+    from commerce_env.observation import LAYOUT_VERSION, observation_size
+
+    rng = np.random.default_rng(5)
+    size = observation_size(4) + 20 + 20
+    weights = {name: rng.normal(0, 0.3, shape).astype(np.float32)
+               for name, shape in expected_shapes(size, [16]).items()}
+    for name in weights:  # the odds' columns weigh heavily, so that they decide
+        if name.endswith("0.weight"):
+            weights[name][:, -20:] *= 10
+    meta = {"variant": variant, "num_players": 4, "network": {"hidden": [16], "activation": "tanh"},
+            "features": ["hand_strength", "exchange_odds"], "rules": make_rules(variant).options(),
+            "observation_layout_version": LAYOUT_VERSION}
+    agent = LearnedAgent(weights, meta)
+    blind = LearnedAgent(weights, {**meta})
+    blind.feature_builders = [blind.feature_builders[0], _Blank(20)]
+    batched = BatchedPolicy(agent)
+    differ = 0
+    for engine, refs, live in lockstep_states(variant, {}, 4, 6, f"odds-{variant}", steps=40):
+        games = np.flatnonzero(live)
+        got = batched.act_batch(engine, games, engine.current_player[games])
+        views = [seat_view(refs[g], refs[g].current_player) for g in games]
+        assert got.tolist() == [agent.act(v) for v in views]
+        differ += sum(agent.act(v) != blind.act(v) for v in views)
+    assert differ > 0
+
+
+def test_a_run_with_exchange_odds_ships_a_model_that_plays_in_the_arena(tmp_path):
+    pytest.importorskip("numba")
+    from pathlib import Path
+
+    from test_training import tiny
+
+    from agents.evaluate import evaluate_agent
+    from agents.learned import load_agent
+    from training.config import validate
+    from training.train import train
+
+    config = validate(tiny(tmp_path, env={"variant": "pool", "num_players": 4, "rules": {},
+                                          "features": ["hand_strength", "exchange_odds"]},
+                           opponents={"pool": ["greedy"]},
+                           training={"total_timesteps": 512, "vec_env": "batch", "n_envs": 4},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    model = Path(config["output"]) / "model"
+    assert load_agent(model).features == ["hand_strength", "exchange_odds"]
+    for opponent in ("greedy", "expected_value"):  # the batched arena, and the readable one
+        report = evaluate_agent(f"model:{model}", [opponent], variant="pool", deals=8, seed=1)
+        assert report["result"]["games"] == 8
