@@ -26,7 +26,7 @@ MODEL_JSON = "model.json"
 ACTIVATIONS = ("tanh", "relu")
 WEIGHT_FILES = ("weights.safetensors", "weights.pt")
 # commerce_env.features.FEATURES of a fixed size, known without building them
-FEATURE_SIZES = {"hand_strength": 20, "exchange_odds": 20}
+FEATURE_SIZES = {"hand_strength": 20, "exchange_odds": 20, "exchange_choice": 9}
 PER_PLAYER_FEATURE_SIZES = {"known_hands": 52}  # ... and those of this size per other player
 
 

@@ -148,7 +148,7 @@ class ExchangeOdds:
         if not hasattr(view, "legal_actions"):
             raise ValueError(f"the feature {self.name!r} reads the seat's view; give a commerce_env.view.SeatView, "
                              f"not {type(view).__name__}")
-        out = np.zeros(self.size, dtype=np.float32)
+        out = np.zeros(ExchangeOdds.size, dtype=np.float32)
         if not any(a >= EXCHANGE for a in view.legal_actions):
             return out
         outlook = exchange_outlook(view)
@@ -159,7 +159,19 @@ class ExchangeOdds:
         return out
 
 
-FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands, ExchangeOdds.name: ExchangeOdds}
+class ExchangeChoice(ExchangeOdds):
+    """Only the last nine of :class:`ExchangeOdds`: a one-hot of the exchange ``expected_value``
+    makes when it exchanges (R6.3, R8.2), without the scores that its decision to stop reads."""
+
+    name = "exchange_choice"
+    size = 9
+
+    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
+        return super().__call__(vector, view)[11:]
+
+
+FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands, ExchangeOdds.name: ExchangeOdds,
+            ExchangeChoice.name: ExchangeChoice}
 
 
 def needs_view(builders: Sequence) -> bool:

@@ -210,3 +210,32 @@ def test_a_run_with_exchange_odds_ships_a_model_that_plays_in_the_arena(tmp_path
     for opponent in ("greedy", "expected_value"):  # the batched arena, and the readable one
         report = evaluate_agent(f"model:{model}", [opponent], variant="pool", deals=8, seed=1)
         assert report["result"]["games"] == 8
+
+
+@pytest.mark.parametrize("variant", TABLE_VARIANTS)
+def test_exchange_choice_is_the_one_hot_of_the_odds(variant):
+    # exchange_choice: only expected_value's exchange (R8.2), as the odds mark it; one-game and batched.
+    pytest.importorskip("numba")
+    from test_vector_env import lockstep_states
+
+    from commerce_env.features import ExchangeChoice
+    from commerce_env.vector.features import BatchExchangeChoice, BatchExchangeOdds
+
+    rules = make_rules(variant)
+    odds, choice = ExchangeOdds(rules, 4), ExchangeChoice(rules, 4)
+    batched_odds, batched_choice = BatchExchangeOdds(rules, 4), BatchExchangeChoice(rules, 4)
+    marked = 0
+    for engine, refs, live in lockstep_states(variant, {}, 4, 6, f"choice-{variant}", steps=40):
+        games = np.flatnonzero(live)
+        seats = engine.current_player[games]
+        vectors = engine.observe(seats, games)
+        columns = batched_choice(vectors, engine, games, seats)
+        assert columns.shape == (len(games), 9)
+        np.testing.assert_array_equal(columns, batched_odds(vectors, engine, games, seats)[:, 11:])
+        for row, g in enumerate(games):
+            view = seat_view(refs[g], refs[g].current_player)
+            one = choice(view.observation, view)
+            np.testing.assert_array_equal(one, odds(view.observation, view)[11:])
+            np.testing.assert_array_equal(one, columns[row])
+            marked += int(one.sum())
+    assert marked > 0

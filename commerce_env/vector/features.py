@@ -331,7 +331,7 @@ class BatchExchangeOdds:
         games = np.arange(engine.num_games) if games is None else np.asarray(games)
         seats = np.broadcast_to(np.asarray(seats), games.shape)
         rows, n = len(games), self.num_players
-        out = np.zeros((rows, self.size), dtype=np.float32)
+        out = np.zeros((rows, ExchangeOdds.size), dtype=np.float32)
         to_act = engine.current_player[games] == seats
         legal = engine.action_mask[games][:, EXCHANGE:EXCHANGE + 9].astype(np.bool_) & to_act[:, None]
         if not legal.any():
@@ -365,8 +365,19 @@ class BatchExchangeOdds:
         return out
 
 
+class BatchExchangeChoice(BatchExchangeOdds):
+    """:class:`commerce_env.features.ExchangeChoice` for a batch: the one-hot columns of the odds."""
+
+    name = "exchange_choice"
+    size = 9
+
+    def __call__(self, vectors: np.ndarray, engine=None, games: np.ndarray | None = None,
+                 seats: np.ndarray | None = None) -> np.ndarray:
+        return np.ascontiguousarray(super().__call__(vectors, engine, games, seats)[:, 11:])
+
+
 BATCH_FEATURES = {BatchHandStrength.name: BatchHandStrength, BatchKnownHands.name: BatchKnownHands,
-                  BatchExchangeOdds.name: BatchExchangeOdds}
+                  BatchExchangeOdds.name: BatchExchangeOdds, BatchExchangeChoice.name: BatchExchangeChoice}
 
 
 def batch_feature_builders(names, rules: Rules, num_players: int) -> list:
