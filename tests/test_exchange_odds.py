@@ -16,7 +16,6 @@ import pytest
 from test_rules_common import random_options
 
 from agents.heuristics import ExpectedValueAgent
-from commerce_env.cards import make_pack
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import EXCHANGE
 from commerce_env.features import ExchangeOdds, feature_builders
@@ -109,6 +108,8 @@ def test_the_batched_feature_equals_the_readable_one(variant, seed):
     # The batched columns equal the one-game feature's at every decision of lockstep matches
     # (random options and table sizes, as the engine comparison in test_vector_engine.py).
     pytest.importorskip("numba")
+    from test_vector_engine import _setup
+
     from commerce_env.vector import BatchEngine
     from commerce_env.vector.features import BatchExchangeOdds
 
@@ -117,15 +118,7 @@ def test_the_batched_feature_equals_the_readable_one(variant, seed):
     options = random_options(rng, variant, n)
     rules = make_rules(variant, **options)
     games, packs = 3, 20
-    pack = list(make_pack(rules.deck_size))
-    decks, dealers = [], []
-    for _ in range(games):
-        mine = []
-        for _ in range(packs):
-            rng.shuffle(pack)
-            mine.append(list(pack))
-        decks.append(mine)
-        dealers.append(rng.randrange(n))
+    decks, dealers = _setup(rules, n, games, rng, packs)
     refs = [new_game(rules, n, decks=d, dealer=dealer) for d, dealer in zip(decks, dealers, strict=True)]
     engine = BatchEngine(variant, n, games, **options)
     engine.reset(decks=decks, dealer=dealers)
