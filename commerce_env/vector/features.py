@@ -8,10 +8,11 @@ alone (R11-safe).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..cards import make_pack
 from ..engine import ENGINES
@@ -22,6 +23,8 @@ from ..observation import layout as observation_layout
 from ..odds import life_value
 from ..rules import Rules
 from .kernels import triple_index
+
+_life_value = functools.lru_cache(maxsize=1 << 16)(life_value)  # few distinct (lives, seat, pool)
 
 
 @njit(cache=True, error_model="numpy")
@@ -91,50 +94,59 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
 
 
 @njit(cache=True)
-def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, values, out):
+def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
     """For each candidate value, the chance that it beats one opponent's hand (ties half):
     the opponent holds the ``m`` cards of ``known`` and the rest from ``rest``, and if
-    ``better`` makes his best exchange with the table (``pair_best``; WinModel._values)."""
-    hand = np.empty(3, np.int64)
-    total = 0
+    ``better`` makes his best exchange with the table (``pair_best``; WinModel._values).
+    ``hist`` counts the opponent's hands by value; values are dense ranks, so it is short."""
+    hist[:] = 0
     f = min(m, 3)
-    missing = 3 - f
-    for q in range(f):
-        hand[q] = known[q]
-    for x in range(n_rest if missing >= 1 else 1):
-        for y in range(x + 1 if missing >= 2 else 0, n_rest if missing >= 2 else 1):
-            for z in range(y + 1 if missing == 3 else 0, n_rest if missing == 3 else 1):
-                if missing >= 1:
-                    hand[f] = rest[x]
-                if missing >= 2:
-                    hand[f + 1] = rest[y]
-                if missing == 3:
-                    hand[2] = rest[z]
-                a, b, c = hand[0], hand[1], hand[2]
-                v = vt[a * 2704 + b * 52 + c]
-                if better:  # the best of: keep, or a table card in place of a, of b, of c
-                    v = max(v, pair_best[0, b * 52 + c], pair_best[1, a * 52 + c], pair_best[2, a * 52 + b])
-                values[total] = v
-                total += 1
+    if f == 3:
+        a, b, c = known[0], known[1], known[2]
+        v = vt[a * 2704 + b * 52 + c]
+        if better:
+            v = max(v, pair_best[b * 52 + c], pair_best[a * 52 + c], pair_best[a * 52 + b])
+        hist[v] += 1
+    elif f == 2:
+        a, b = known[0], known[1]
+        ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
+        for z in range(n_rest):
+            c = rest[z]
+            v = vt[ab + c]
+            if better:
+                v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
+            hist[v] += 1
+    elif f == 1:
+        a = known[0]
+        for y in range(n_rest):
+            b = rest[y]
+            ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
+            for z in range(y + 1, n_rest):
+                c = rest[z]
+                v = vt[ab + c]
+                if better:
+                    v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
+                hist[v] += 1
+    else:
+        for x in range(n_rest):
+            a = rest[x]
+            for y in range(x + 1, n_rest):
+                b = rest[y]
+                ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
+                for z in range(y + 1, n_rest):
+                    c = rest[z]
+                    v = vt[ab + c]
+                    if better:
+                        v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
+                    hist[v] += 1
+    total = 0
+    for v in range(hist.shape[0]):  # hist[v] becomes the count of values below v
+        count = hist[v]
+        hist[v] = total
+        total += count
     if total == 0:
         out[:] = 1.0
         return
-    if total * cands.shape[0] < 2 * hist.shape[0]:  # few hands: compare each with each candidate
-        for i in range(cands.shape[0]):
-            below, equal = 0, 0
-            for h in range(total):
-                below += values[h] < cands[i]
-                equal += values[h] == cands[i]
-            out[i] = (below + 0.5 * equal) / total if cands[i] >= 0 else 0.0
-        return
-    hist[:] = 0
-    for h in range(total):
-        hist[values[h]] += 1
-    below = 0
-    for v in range(hist.shape[0]):  # hist[v] becomes the count of values below v
-        count = hist[v]
-        hist[v] = below
-        below += count
     for i in range(cands.shape[0]):
         v = cands[i]
         if v < 0:
@@ -146,16 +158,16 @@ def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, values, o
 
 @njit(cache=True)
 def _pair_best(table, vt, out):
-    """``out[p, pair]``: the best value of the two cards ``pair`` kept with a table card at place ``p``."""
+    """``out[u * 52 + w]``: the best value of the cards ``u`` and ``w`` kept with one of the
+    table's cards.  The value table is symmetric, so where the table card goes does not matter."""
     for u in range(52):
-        for w in range(52):
-            b0, b1, b2 = -1, -1, -1
+        out[u * 52 + u] = -1
+        for w in range(u + 1, 52):
+            best = -1
             for t in range(3):
-                card = table[t]
-                b0 = max(b0, vt[card * 2704 + u * 52 + w])
-                b1 = max(b1, vt[u * 2704 + card * 52 + w])
-                b2 = max(b2, vt[u * 2704 + w * 52 + card])
-            out[0, u * 52 + w], out[1, u * 52 + w], out[2, u * 52 + w] = b0, b1, b2
+                best = max(best, vt[table[t] * 2704 + u * 52 + w])
+            out[u * 52 + w] = best
+            out[w * 52 + u] = best
 
 
 @njit(cache=True)
@@ -197,73 +209,81 @@ def _odds_inputs(all_hands, seats, dealers, tables, known_cols, finished, knock,
         opponents[r] = o
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _exchange_odds(hands, tables, unseen, known, known_count, opponents, better, legal, payout, life, vt, out):
-    rows = hands.shape[0]
+    """Each row's 20 numbers (:class:`~commerce_env.features.ExchangeOdds`); rows in parallel."""
+    top = vt.max()
+    for r in prange(hands.shape[0]):
+        for i in range(20):
+            out[r, i] = 0.0
+        if legal[r].any():
+            _exchange_odds_row(r, hands, tables, unseen, known, known_count, opponents, better, legal,
+                               payout, life, vt, top, out)
+
+
+@njit(cache=True)
+def _exchange_odds_row(r, hands, tables, unseen, known, known_count, opponents, better, legal, payout, life,
+                       vt, top, out):
+    """Row ``r``'s scores: each exchange's and keeping's chance against every opponent (WinModel),
+    and in pool commerce the life the worst hand loses (R9.3); own scratch, so rows run in parallel."""
     rest = np.empty(52, np.int64)
     cands = np.empty(10, np.int64)
     beat = np.empty(10, np.float64)
     win = np.empty(10, np.float64)
     worst = np.empty(10, np.float64)
     shared = np.empty((2, 10), np.float64)
-    pair_best = np.empty((3, 2704), np.int64)
-    hist = np.empty(vt.max() + 1, np.int64)
-    values = np.empty(22100, np.int64)
-    for r in range(rows):
-        for i in range(20):
-            out[r, i] = 0.0
-        if not legal[r].any():
-            continue
-        hand, table = hands[r], tables[r]
-        for e in range(9):
-            own, slot = e // 3, e % 3
-            h0, h1, h2 = hand[0], hand[1], hand[2]
-            if own == 0:
-                h0 = table[slot]
-            elif own == 1:
-                h1 = table[slot]
-            else:
-                h2 = table[slot]
-            cands[e] = vt[h0 * 2704 + h1 * 52 + h2] if legal[r, e] else -1
-        cands[9] = vt[hand[0] * 2704 + hand[1] * 52 + hand[2]]
-        n_rest = 0
-        for c in range(52):
-            if unseen[r, c]:
-                rest[n_rest] = c
-                n_rest += 1
-        done = np.zeros(2, np.bool_)  # the unknown opponents' beats, without and with the exchange credit
-        if better[r].any():
-            _pair_best(table, vt, pair_best)
-        for i in range(10):
-            win[i] = 1.0
-            worst[i] = 1.0
-        for o in range(opponents[r]):
-            m, credit = known_count[r, o], better[r, o]
-            if m == 0 and done[int(credit)]:
-                for i in range(10):
-                    beat[i] = shared[int(credit), i]
-            else:
-                _beats(cands, rest, n_rest, known[r, o], m, credit, vt, pair_best, hist, values, beat)
-                if m == 0:
-                    done[int(credit)] = True
-                    for i in range(10):
-                        shared[int(credit), i] = beat[i]
+    pair_best = np.empty(2704, np.int64)
+    hist = np.empty(top + 2, np.int64)
+    hand, table = hands[r], tables[r]
+    for e in range(9):
+        own, slot = e // 3, e % 3
+        h0, h1, h2 = hand[0], hand[1], hand[2]
+        if own == 0:
+            h0 = table[slot]
+        elif own == 1:
+            h1 = table[slot]
+        else:
+            h2 = table[slot]
+        cands[e] = vt[h0 * 2704 + h1 * 52 + h2] if legal[r, e] else -1
+    cands[9] = vt[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+    n_rest = 0
+    for c in range(52):
+        if unseen[r, c]:
+            rest[n_rest] = c
+            n_rest += 1
+    done = np.zeros(2, np.bool_)  # the unknown opponents' beats, without and with the exchange credit
+    if better[r].any():
+        _pair_best(table, vt, pair_best)
+    for i in range(10):
+        win[i] = 1.0
+        worst[i] = 1.0
+    for o in range(opponents[r]):
+        m, credit = known_count[r, o], better[r, o]
+        if m == 0 and done[int(credit)]:
             for i in range(10):
-                win[i] = win[i] * beat[i]
-                worst[i] = worst[i] * (1.0 - beat[i])
-        stake = payout[r] + life[r]
-        best, best_score = -1, -1.0
+                beat[i] = shared[int(credit), i]
+        else:
+            _beats(cands, rest, n_rest, known[r, o], m, credit, vt, pair_best, hist, beat)
+            if m == 0:
+                done[int(credit)] = True
+                for i in range(10):
+                    shared[int(credit), i] = beat[i]
         for i in range(10):
-            score = win[i] if stake <= 0 else (payout[r] * win[i] + life[r] * (1.0 - worst[i])) / stake
-            if i < 9:
-                if legal[r, i]:
-                    out[r, i] = score
-                    if score > best_score:
-                        best, best_score = i, score
-            else:
-                out[r, 9] = score
-                out[r, 10] = win[i]
-        out[r, 11 + best] = 1.0
+            win[i] = win[i] * beat[i]
+            worst[i] = worst[i] * (1.0 - beat[i])
+    stake = payout[r] + life[r]
+    best, best_score = -1, -1.0
+    for i in range(10):
+        score = win[i] if stake <= 0 else (payout[r] * win[i] + life[r] * (1.0 - worst[i])) / stake
+        if i < 9:
+            if legal[r, i]:
+                out[r, i] = score
+                if score > best_score:
+                    best, best_score = i, score
+        else:
+            out[r, 9] = score
+            out[r, 10] = win[i]
+    out[r, 11 + best] = 1.0
 
 
 class BatchHandStrength:
@@ -319,7 +339,9 @@ class BatchExchangeOdds:
         ExchangeOdds(rules, num_players)  # the same checks
         self.rules, self.num_players = rules, num_players
         self.engine_class = ENGINES[rules.variant]
-        self.values = np.ascontiguousarray(self.engine_class.value_table(rules.combinations), dtype=np.int64)
+        values = np.asarray(self.engine_class.value_table(rules.combinations)).ravel()
+        # Only the order of values matters: dense ranks keep it, and a short int16 table stays in cache.
+        self.values = np.unique(values, return_inverse=True)[1].astype(np.int16)
         self.pack = np.zeros(52, np.bool_)
         self.pack[list(make_pack(rules.deck_size))] = True
         self.players_at = {name: start for name, start, _ in observation_layout(num_players)}["players"]
@@ -359,7 +381,7 @@ class BatchExchangeOdds:
             for r in np.flatnonzero(legal.any(axis=1)):
                 pool = int(pools[r])
                 payout[r] = float(min(self.rules.payout, pool))
-                life[r] = life_value(tuple(counters[r].tolist()), int(seats[r]), pool)
+                life[r] = _life_value(tuple(counters[r].tolist()), int(seats[r]), pool)
         _exchange_odds(hands, tables, unseen, known, known_count, opponents, better, legal,
                        payout, life, self.values, out)
         return out
