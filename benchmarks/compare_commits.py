@@ -86,6 +86,45 @@ def vector_run(package: str, variant: str, games: int = 1024, chunk: int = 20) -
     return run
 
 
+def odds_run(package: str, variant: str, games: int = 256) -> Run:
+    """The ``exchange_odds`` feature (``BatchExchangeOdds``) for the player to act in ``games``
+    random games, one numba thread; counts the rows with an exchange to make."""
+    import numba
+    import numpy as np
+
+    numba.set_num_threads(1)  # the kernel's own speed; CPU-seconds would hide threads anyway
+    vector = importlib.import_module(f"{package}.vector")
+    features = importlib.import_module(f"{package}.vector.features")
+    actions = importlib.import_module(f"{package}.engine.actions")
+    engine = vector.BatchEngine(variant, NUM_PLAYERS, games, seed=1)
+    engine.reset()
+    feature = features.BatchExchangeOdds(engine.rules, NUM_PLAYERS)
+    rng = np.random.default_rng(0)
+    everyone = np.arange(games)
+
+    def step() -> int:
+        over = np.flatnonzero(engine.over)
+        if over.size:
+            engine.reset_games(over)
+        seats = engine.current_player.copy()
+        vectors = engine.observe(seats, everyone)
+        feature(vectors, engine, everyone, seats)
+        masks = engine.action_mask
+        rows = int(masks[:, actions.EXCHANGE:actions.EXCHANGE + 9].any(axis=1).sum())
+        engine.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        return rows
+
+    step()  # compile first
+
+    def run(seconds: float) -> int:
+        done, rows = until(seconds), 0
+        while rows == 0 or not done():
+            rows += step()
+        return rows
+
+    return run
+
+
 def env_run(package: str, variant: str) -> Run:
     aec = importlib.import_module(f"{package}.aec_env")
     return agent_iter_run(lambda: aec.env(variant=variant, num_players=NUM_PLAYERS))
@@ -107,7 +146,7 @@ def print_views(commits: list[str], packages: list[str], repeats: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commits", nargs="+", help="the first is the baseline")
-    parser.add_argument("--what", choices=("engine", "env", "vector", "view"), default="env")
+    parser.add_argument("--what", choices=("engine", "env", "vector", "odds", "view"), default="env")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=0.3)
@@ -121,12 +160,12 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, Run] = {}
         if args.what == "env":
             runs["leduc"] = pettingzoo_run("leduc_holdem_v4")
-        make = {"engine": engine_run, "env": env_run, "vector": vector_run}[args.what]
+        make = {"engine": engine_run, "env": env_run, "vector": vector_run, "odds": odds_run}[args.what]
         for variant in variants:
             for package in packages:
                 runs[f"{package} {variant}"] = make(package, variant)
         series = interleaved(runs, args.repeats, args.seconds)
-    unit = "agent-steps" if args.what == "env" else "decisions"
+    unit = {"env": "agent-steps", "odds": "feature rows"}.get(args.what, "decisions")
     print(f"{args.what}: {unit} per CPU-second (x: against {args.commits[0]}"
           + ("; L: against leduc_holdem_v4" if args.what == "env" else "") + "), medians of interleaved runs")
     for variant in variants:
