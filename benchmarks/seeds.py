@@ -78,9 +78,12 @@ def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: 
             versus = report["vs"][opponent]
             group_margins[opponent].append(margins(report, report["name"], opponent))
             group_deals[opponent].append(np.asarray(report["result"]["agents"][report["name"]]["group_deals"]))
+            # Each duplicate group's margin and deals, so that other aggregates can be made from seeds.json.
             row["vs"][opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
                                    "ci99": versus["ci99"], "p_value": versus["p_value"],
                                    "games": report["result"]["games"], "groups": report["result"]["groups"],
+                                   "group_margins": group_margins[opponent][-1].tolist(),
+                                   "group_deals": group_deals[opponent][-1].tolist(),
                                    "seconds": time.monotonic() - started}
             print(f"seeds: {folder}: vs {opponent}: {versus['difference']:+.3f} "
                   f"[{versus['ci99'][0]:+.3f}, {versus['ci99'][1]:+.3f}] (99%)", file=sys.stderr, flush=True)

@@ -39,6 +39,14 @@ def test_seeds_report_per_seed_the_aggregate_and_ship_the_best(tmp_path, tiny_mo
         groups = [row["vs"][opponent]["groups"] for row in report["seeds"]]
         assert agg["scores"] == sum(groups) and agg["strata"] == 2
         assert agg["mean_ci"][0] <= agg["mean"] <= agg["mean_ci"][1]
+        # seeds.json holds each seed's groups: the aggregate is made again from them alone.
+        again = stratified_bootstrap([np.asarray(row["vs"][opponent]["group_margins"]) for row in report["seeds"]],
+                                     weights=[np.asarray(row["vs"][opponent]["group_deals"])
+                                              for row in report["seeds"]], seed=report["seed"])
+        assert again["mean"] == pytest.approx(agg["mean"]) and again["mean_ci"] == pytest.approx(agg["mean_ci"])
+        for row in report["seeds"]:
+            versus = row["vs"][opponent]
+            assert len(versus["group_margins"]) == len(versus["group_deals"]) == versus["groups"]
     text = (out / "seeds.md").read_text()
     assert "best of 2 seeds" in text and "(best, shipped)" in text and "IQM" in text
     assert (out / "training.png").read_bytes()[:4] == b"\x89PNG"
