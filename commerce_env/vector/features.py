@@ -93,6 +93,19 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
                     out[r, 11 + 3 * i + j] = percentile[keys[triple_index(ka, kb, table[j])]]
 
 
+@njit(cache=True, inline="always")
+def _count_hands(a, b, rest, start, n_rest, better, vt, pair_best, hist):
+    """Counts in ``hist`` by value the hands ``a, b, rest[z]`` for ``z`` from ``start``: with
+    ``better``, each is worth its best of keeping or one exchange with the table (``pair_best``)."""
+    ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
+    for z in range(start, n_rest):
+        c = rest[z]
+        v = vt[ab + c]
+        if better:
+            v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
+        hist[v] += 1
+
+
 @njit(cache=True)
 def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
     """For each candidate value, the chance that it beats one opponent's hand (ties half):
@@ -108,37 +121,14 @@ def _beats(cands, rest, n_rest, known, m, better, vt, pair_best, hist, out):
             v = max(v, pair_best[b * 52 + c], pair_best[a * 52 + c], pair_best[a * 52 + b])
         hist[v] += 1
     elif f == 2:
-        a, b = known[0], known[1]
-        ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
-        for z in range(n_rest):
-            c = rest[z]
-            v = vt[ab + c]
-            if better:
-                v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
-            hist[v] += 1
+        _count_hands(known[0], known[1], rest, 0, n_rest, better, vt, pair_best, hist)
     elif f == 1:
-        a = known[0]
         for y in range(n_rest):
-            b = rest[y]
-            ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
-            for z in range(y + 1, n_rest):
-                c = rest[z]
-                v = vt[ab + c]
-                if better:
-                    v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
-                hist[v] += 1
+            _count_hands(known[0], rest[y], rest, y + 1, n_rest, better, vt, pair_best, hist)
     else:
         for x in range(n_rest):
-            a = rest[x]
             for y in range(x + 1, n_rest):
-                b = rest[y]
-                ab, pab = a * 2704 + b * 52, pair_best[a * 52 + b]
-                for z in range(y + 1, n_rest):
-                    c = rest[z]
-                    v = vt[ab + c]
-                    if better:
-                        v = max(v, pab, pair_best[a * 52 + c], pair_best[b * 52 + c])
-                    hist[v] += 1
+                _count_hands(rest[x], rest[y], rest, y + 1, n_rest, better, vt, pair_best, hist)
     total = 0
     for v in range(hist.shape[0]):  # hist[v] becomes the count of values below v
         count = hist[v]
