@@ -3,7 +3,10 @@
 ``python -m benchmarks.compare_commits d11284b HEAD --what env`` (``--what engine``: the
 readable engine's random play; ``--what vector``: the batched engine's compiled random play,
 1,024 games, as :class:`benchmarks.vector_speed.BatchRun`; each commit's kernels compile once,
-into the temporary folder; ``--what view``: the seat views of one long My Ship Sails match, as
+into the temporary folder; ``--what odds``: the ``exchange_odds`` feature's kernel for the
+player to act in 256 random games of a variant with a face-up table, one numba thread, in feature
+rows per CPU-second; these two need the ``vector`` extra; ``--what view``: the seat views of one
+long My Ship Sails match, as
 :mod:`benchmarks.view_speed`, microseconds per view, the commits' matches taking turns)
 
 Each commit's ``commerce_env`` is extracted with ``git archive`` (the working
