@@ -6,7 +6,9 @@ The safe format is a folder with two files:
   ``rules`` (every option), ``num_players``, ``observation_layout_version``
   (:data:`commerce_env.observation.LAYOUT_VERSION`), ``observation_size``,
   ``features`` (extra observation features, e.g. ``hand_strength``, rebuilt
-  from the observation at play time), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
+  from the observation at play time), ``exchange`` (``any``, or ``expected_value``: the mask
+  leaves only that agent's exchange with the face-up table, :mod:`commerce_env.exchange_limit`;
+  absent in older files: ``any``), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
   the weights file's name and its SHA-256.
 * the weights: ``weights.safetensors`` when the ``safetensors`` package is
   installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
@@ -74,12 +76,17 @@ class LearnedAgent(Agent):
         self.layers = [(np.ascontiguousarray(weights[f"{name}.weight"].T, dtype=np.float32),
                         np.asarray(weights[f"{name}.bias"], dtype=np.float32)) for name in _layer_names(hidden)]
         self.features = list(meta.get("features", []))
+        self.exchange: str = meta.get("exchange", "any")  # models saved before the option: every exchange
         self.feature_builders = []
-        if self.features:
+        self.exchange_limit = None
+        if self.features or self.exchange != "any":
+            from commerce_env.exchange_limit import ExchangeLimit
             from commerce_env.features import feature_builders
 
             rules = make_rules(self.variant, **{k: v for k, v in meta["rules"].items() if k != "variant"})
             self.feature_builders = feature_builders(self.features, rules, self.num_players)
+            if self.exchange != "any":
+                self.exchange_limit = ExchangeLimit(rules, self.num_players, self.exchange)
         self.deterministic = deterministic
         self.rng = random.Random(seed)
 
@@ -112,6 +119,8 @@ class LearnedAgent(Agent):
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
+        if self.exchange_limit is not None:
+            mask = self.exchange_limit(mask, view)
         from commerce_env.features import append_features
 
         vector = append_features(self.model_input(view["observation"]), self.feature_builders, view)

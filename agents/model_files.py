@@ -17,6 +17,7 @@ import numpy as np
 
 from commerce_env import observation as obs
 from commerce_env.engine.actions import NUM_ACTIONS
+from commerce_env.exchange_limit import check_exchange_limit
 from commerce_env.files import atomic_write
 from commerce_env.rules import VARIANTS, Rules, make_rules
 
@@ -168,6 +169,10 @@ def _check_meta(meta: Any, path: Path) -> dict:
     known = {**FEATURE_SIZES, **PER_PLAYER_FEATURE_SIZES}
     if not isinstance(features, list) or any(not isinstance(f, str) or f not in known for f in features):
         raise _fail(path, f"features {features!r}; known: {', '.join(known)}")
+    try:  # models saved before the option say nothing: every legal exchange
+        check_exchange_limit(meta.get("exchange", "any"), meta["variant"])
+    except ValueError as error:
+        raise _fail(path, str(error)) from None
     if meta.get("weights_file") not in WEIGHT_FILES:
         raise _fail(path, f"weights_file {meta.get('weights_file')!r}; expected one of {', '.join(WEIGHT_FILES)}")
     return meta
@@ -268,13 +273,14 @@ def _check_expected(meta: dict, variant: str | None, num_players: int | None, pa
 
 
 def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features: list[str] | None = None,
-              **extra: Any) -> dict[str, Any]:
-    """The ``model.json`` record of a policy for ``rules`` and ``num_players``."""
+              exchange: str = "any", **extra: Any) -> dict[str, Any]:
+    """The ``model.json`` record of a policy for ``rules`` and ``num_players``; ``exchange``: which
+    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "variant": rules.variant,
             "rules": rules.options(), "num_players": num_players,
             "observation_layout_version": obs.LAYOUT_VERSION,
             "observation_size": obs.observation_size(num_players), "features": list(features or []),
-            "num_actions": NUM_ACTIONS, "network": network, **extra}
+            "exchange": exchange, "num_actions": NUM_ACTIONS, "network": network, **extra}
 
 
 def _check_model_folder(folder: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from commerce_env import observation as obs
+from commerce_env.exchange_limit import check_exchange_limit
 from commerce_env.rules import make_rules
 
 from .model_files import _check_expected, _fail, _first_line, _layer_names, feature_size, make_meta
@@ -86,7 +87,12 @@ def read_sb3_zip(path: Path, variant: str | None = None,
             rules = make_rules(variant)
     except (TypeError, ValueError) as error:
         raise _fail(path, str(error)) from None
-    meta = make_meta(rules, fits[0][0], network, features=fits[0][1])
+    exchange = recorded.get("exchange", "any") if recorded is not None else "any"
+    try:
+        check_exchange_limit(exchange, rules.variant)
+    except ValueError as error:
+        raise _fail(path, str(error)) from None
+    meta = make_meta(rules, fits[0][0], network, features=fits[0][1], exchange=exchange)
     if recorded is not None and ZIP_LAYOUT_KEY in recorded:  # zips of older runs do not say: today's layout
         layout = recorded[ZIP_LAYOUT_KEY]
         if not obs.known_layout(layout):

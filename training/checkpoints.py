@@ -21,7 +21,7 @@ def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[Lear
     env = config["env"]
     rules = make_rules(env["variant"], **env["rules"])
     weights, network = weights_from_policy(model.policy)
-    meta = make_meta(rules, env["num_players"], network, features=env["features"],
+    meta = make_meta(rules, env["num_players"], network, features=env["features"], exchange=env["exchange"],
                      trained_steps=int(model.num_timesteps),
                      run=config["name"], **extra)
     return LearnedAgent(weights, meta), weights, meta

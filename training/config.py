@@ -5,7 +5,9 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``name``, ``seed``, ``output`` (the run folder)
 * ``env``: ``variant``, ``num_players``, ``rules`` (R-section options, or
   ``preset``), ``seat`` (``rotate``, ``random`` or a number), ``features``, ``end_when_out``
-  (end the learner's episode once it is out for good: same returns, fewer simulated deals)
+  (end the learner's episode once it is out for good: same returns, fewer simulated deals),
+  ``exchange`` (``any``; or ``expected_value``: of the exchanges with the face-up table the policy
+  may make only that agent's, :mod:`commerce_env.exchange_limit`; recorded in model.json)
 * ``opponents``: ``pool`` (agent names, ``model:<path>``, or ``{agent: greedy, quantile: 0.7}``
   for a built-in agent with arguments), ``weights`` (one per entry; default equal)
 * ``selfplay``: ``enabled``, ``every_steps``, ``max_snapshots``, ``snapshot_share``
@@ -48,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "output": "runs/run",
     "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate", "features": [],
-            "end_when_out": False},
+            "end_when_out": False, "exchange": "any"},
     "opponents": {"pool": ["random"], "weights": None},
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
@@ -175,6 +177,12 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(isinstance(features, list) and all(isinstance(f, str) and f in FEATURES for f in features),
                   "env.features", features, f"a list of feature names from: {', '.join(FEATURES)}")
     check.require(isinstance(env["end_when_out"], bool), "env.end_when_out", env["end_when_out"], "true or false")
+    from commerce_env.exchange_limit import check_exchange_limit
+
+    try:
+        check_exchange_limit(env["exchange"], env["variant"])
+    except ValueError as error:
+        raise ValueError(f"{source}: env.{error}") from None
     seat = env["seat"]
     check.require(seat in ("rotate", "random") or (_is_int(seat) and 0 <= seat < env["num_players"]), "env.seat",
                   seat, f"rotate, random or a seat number from 0 to {env['num_players'] - 1}")

@@ -55,7 +55,8 @@ def env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     return dict(variant=env["variant"], num_players=env["num_players"], seat=env["seat"],
                 opponents=list(opponents["pool"]), opponent_weights=opponents["weights"],
                 snapshot_share=float(selfplay["snapshot_share"]), max_snapshots=selfplay["max_snapshots"],
-                features=list(env["features"]), end_when_out=env["end_when_out"], illegal_action="raise",
+                features=list(env["features"]), end_when_out=env["end_when_out"], exchange=env["exchange"],
+                illegal_action="raise",
                 **env["rules"])
 
 
@@ -233,7 +234,7 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options(),
-                                   ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION})
+                                   ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION, "exchange": env["exchange"]})
     clock = RunState(state)
     remaining = training["total_timesteps"] - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.

@@ -10,7 +10,8 @@ vector plus the optional ``features``, and ``action_masks()`` for
 MaskablePPO.  The differences: opponents act for all games at once through
 the ``act_batch(engine, games, seats)`` protocol (:mod:`agents.batched`),
 and a learner action that is not legal raises ``ValueError`` (a masked
-policy never takes one).
+policy never takes one).  ``exchange="expected_value"`` narrows the mask as
+``CommerceEnv`` does (:mod:`commerce_env.exchange_limit`).
 
 With ``end_when_out=True`` a learner's episode ends as soon as the match has
 nothing left for it (``BatchEngine.finished_for``: with counter rewards, out
@@ -54,6 +55,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..critic_state import CriticState
 from ..engine.actions import NUM_ACTIONS
+from ..exchange_limit import BatchExchangeLimit
 from ..opponents import OpponentPool
 from ..rules import make_rules
 from .engine import BatchEngine
@@ -83,7 +85,7 @@ class BatchVecEnv(VecEnv):
                  seed: int = 0, opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
                  resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
-                 critic_state: bool = False, **options: Any):
+                 critic_state: bool = False, exchange: str = "any", **options: Any):
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         if not isinstance(critic_state, bool):
@@ -106,6 +108,8 @@ class BatchVecEnv(VecEnv):
         self.resolver = resolver
         self.features = list(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
+        self.exchange = exchange
+        self.exchange_limit = BatchExchangeLimit(rules, num_players, exchange)
         self.actor_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
         self.critic_state = CriticState(rules, num_players) if critic_state else None
         size = self.actor_size + (self.critic_state.size if critic_state else 0)
@@ -263,8 +267,9 @@ class BatchVecEnv(VecEnv):
         return self._observe(), rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, 27)`` bool: the learner's legal actions in each game (MaskablePPO)."""
-        return self.engine.action_mask.astype(bool)
+        """``(num_envs, 27)`` bool: the learner's legal actions in each game (MaskablePPO); with
+        ``exchange="expected_value"`` only that agent's exchange of the legal ones (commerce_env.exchange_limit)."""
+        return self.exchange_limit(self.engine.action_mask, self.engine, self._all, self.seats)
 
     def close(self) -> None:
         pass
