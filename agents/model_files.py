@@ -275,12 +275,14 @@ def _check_expected(meta: dict, variant: str | None, num_players: int | None, pa
 def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features: list[str] | None = None,
               exchange: str = "any", **extra: Any) -> dict[str, Any]:
     """The ``model.json`` record of a policy for ``rules`` and ``num_players``; ``exchange``: which
-    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`)."""
+    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`), written only when not ``any``
+    (so the files of every other model are as they were)."""
+    limit = {} if exchange == "any" else {"exchange": exchange}
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "variant": rules.variant,
             "rules": rules.options(), "num_players": num_players,
             "observation_layout_version": obs.LAYOUT_VERSION,
             "observation_size": obs.observation_size(num_players), "features": list(features or []),
-            "exchange": exchange, "num_actions": NUM_ACTIONS, "network": network, **extra}
+            **limit, "num_actions": NUM_ACTIONS, "network": network, **extra}
 
 
 def _check_model_folder(folder: Path) -> None:
