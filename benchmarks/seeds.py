@@ -131,7 +131,7 @@ def markdown(report: dict[str, Any], command: str, curves: str | None, shipped: 
     """The seeds section of docs/benchmark.md for one variant; ``shipped``: where ``--ship`` copied
     the best seed's model (None: nowhere, and the page says so)."""
     n = len(report["seeds"])
-    lines = [f"Training seeds: {n} runs of one config; each model against each built-in agent over "
+    lines = [f"Training seeds: {n} runs of one config; each model against each agent in the table below over "
              f"{report['games']} games (duplicate deals, standard lineup, arena seed {report['seed']}).", "",
              f"`{command}`", "",
              "| seed | run | " + " | ".join(f"vs {o} (99% CI)" for o in report["opponents"]) + " |",
