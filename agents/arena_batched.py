@@ -35,10 +35,17 @@ def _deterministic_batchable(spec: Any) -> bool:
     from .learned import LearnedAgent
     from .specs import is_model_spec
 
+    if isinstance(spec, str) and is_model_spec(spec):
+        from .specs import make_agent
+
+        try:  # a bad path is reported by the arena's own check, with its reason
+            spec = make_agent(spec)
+        except ValueError:
+            return False
     if isinstance(spec, str):
-        return spec == "greedy" or is_model_spec(spec)
-    if isinstance(spec, LearnedAgent):
-        return spec.deterministic
+        return spec == "greedy"
+    if isinstance(spec, LearnedAgent):  # a model with test-time search rolls out on the readable engine
+        return spec.deterministic and spec.search is None
     return type(spec) is GreedyAgent
 
 

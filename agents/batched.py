@@ -296,6 +296,17 @@ class BatchedPolicy(BatchedAgent):
         return (probabilities.cumsum(axis=1) < draws).sum(axis=1).clip(0, NUM_ACTIONS - 1)
 
 
+def _network_only(agent: Any, spec: Any = None) -> Any:
+    """``agent`` when it plays by its network alone; a model with test-time search is refused: its
+    rollouts need the readable engine's state, and the network alone would be another agent."""
+    if agent.search is not None:
+        name = spec if spec is not None else getattr(agent, "name", "learned")
+        raise ValueError(f"opponent {name!r} plays with test-time search (its model.json 'search'), which the "
+                         "batched engine cannot run; give {agent: 'model:<path>', search: false} for its network "
+                         "alone, or use vec_env: dummy")
+    return agent
+
+
 # ---------------------------------------------------------------- resolve
 UNBATCHABLE = ("expected_value", "search", "human")
 
@@ -311,7 +322,7 @@ def batched_agent(spec: Any, rules: Rules | None = None, num_players: int | None
     if isinstance(spec, GreedyAgent):
         return BatchedGreedy(spec.quantile, spec.barter)
     if isinstance(spec, LearnedAgent):
-        return BatchedPolicy(spec)
+        return BatchedPolicy(_network_only(spec))
     kwargs: dict[str, Any] = {}
     if isinstance(spec, Mapping):
         kwargs = dict(spec)
@@ -319,8 +330,10 @@ def batched_agent(spec: Any, rules: Rules | None = None, num_players: int | None
     if isinstance(spec, str) and spec.startswith("model:"):
         from .learned import load_agent
 
-        return BatchedPolicy(load_agent(spec[len("model:"):], variant=rules.variant if rules else None,
-                                        num_players=num_players), **kwargs)
+        search = kwargs.pop("search", True)
+        agent = load_agent(spec[len("model:"):], variant=rules.variant if rules else None,
+                           num_players=num_players, search=search)
+        return BatchedPolicy(_network_only(agent, spec), **kwargs)
     if spec == "random":
         return BatchedRandom(**kwargs)
     if spec == "greedy":

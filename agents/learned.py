@@ -10,6 +10,11 @@ The safe format is a folder with two files:
   leaves only that agent's exchange with the face-up table, :mod:`commerce_env.exchange_limit`;
   absent in older files: ``any``), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
   the weights file's name and its SHA-256.
+* optionally ``search`` (``{"worlds": 24, "margin": 1.0}``): the model plays with test-time
+  search, :class:`agents.search.SearchAgent` with the network as its prior: the network proposes,
+  and determinized rollouts on ``worlds`` sampled worlds overrule it only when another action is
+  better by more than ``margin`` standard errors (docs/agents.md).  ``search=False`` when loading
+  plays the network alone.
 * the weights: ``weights.safetensors`` when the ``safetensors`` package is
   installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
   ``torch.save`` and read back with ``torch.load(weights_only=True)``.
@@ -36,6 +41,7 @@ import numpy as np
 
 from commerce_env import observation as obs
 from commerce_env.rules import Rules, make_rules
+from commerce_env.view import SeatView
 
 from .base import Agent
 from .model_files import (  # noqa: F401 - re-exported: the format's names, as before the split
@@ -45,9 +51,11 @@ from .model_files import (  # noqa: F401 - re-exported: the format's names, as b
     MAX_HIDDEN_LAYERS,
     MAX_HIDDEN_SIZE,
     MODEL_JSON,
+    SEARCH_KEYS,
     _fail,
     _layer_names,
     check_hidden,
+    check_search,
     expected_shapes,
     input_size,
     make_meta,
@@ -57,13 +65,29 @@ from .model_files import (  # noqa: F401 - re-exported: the format's names, as b
 from .sb3_models import ZIP_RULES_KEY, read_sb3_zip, weights_from_policy, zip_rules  # noqa: F401 - re-exported
 
 
+class _NetworkPrior(Agent):
+    """The network's own choice, as the prior of a learned agent's test-time search."""
+
+    name = "network"
+
+    def __init__(self, agent: LearnedAgent):
+        self.agent = agent
+
+    def act(self, view: Any) -> int:
+        return self.agent.network_act(view)
+
+
 class LearnedAgent(Agent):
-    """Plays the action a trained policy network rates best among the legal ones."""
+    """Plays the action a trained policy network rates best among the legal ones; with the
+    model's test-time ``search`` (model.json), the action its search keeps or picks instead."""
 
     name = "learned"
 
     def __init__(self, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
-                 deterministic: bool = True, seed: int | None = None):
+                 deterministic: bool = True, seed: int | None = None, search: bool = True):
+        if not isinstance(search, bool):
+            raise ValueError(f"search must be True (the model's own setting) or False (the network alone), "
+                             f"got {search!r}")
         self.meta = dict(meta)
         self.variant: str = meta["variant"]
         self.num_players: int = meta["num_players"]
@@ -89,6 +113,13 @@ class LearnedAgent(Agent):
                 self.exchange_limit = ExchangeLimit(rules, self.num_players, self.exchange)
         self.deterministic = deterministic
         self.rng = random.Random(seed)
+        self.search = None  # the test-time search (agents.search.SearchAgent), when the model has one
+        if search and meta.get("search") is not None:
+            from .search import SearchAgent
+
+            settings = meta["search"]
+            self.search = SearchAgent(worlds=settings["worlds"], margin=settings["margin"], prior=True, seed=seed)
+            self.search.prior = _NetworkPrior(self)
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
         if num_players != self.num_players or rules.variant != self.variant:
@@ -96,6 +127,8 @@ class LearnedAgent(Agent):
                              f"not {rules.variant} with {num_players}")
         if seed is not None:
             self.rng.seed(seed)
+        if self.search is not None:
+            self.search.reset(seat, num_players, rules, seed)
 
     def model_input(self, observations: np.ndarray) -> np.ndarray:
         """Observations of this commerce_env (one, or a batch) as the model's layout gave them
@@ -115,7 +148,15 @@ class LearnedAgent(Agent):
         return x
 
     def act(self, view: Any) -> int:
-        """The best legal action for a seat view (or the AEC env's observation dict)."""
+        """The model's action for a seat view: the network's, or with test-time search the one the
+        search keeps.  Given only the AEC env's observation dict (which cannot sample worlds), the
+        network's alone."""
+        if self.search is not None and isinstance(view, SeatView):
+            return self.search.act(view)
+        return self.network_act(view)
+
+    def network_act(self, view: Any) -> int:
+        """The best legal action by the network alone, for a seat view or the AEC env's observation dict."""
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
@@ -134,8 +175,11 @@ class LearnedAgent(Agent):
 
 
 def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_players: int | None = None,
-               deterministic: bool = True, seed: int | None = None, trust_sb3_zip: bool = False) -> LearnedAgent:
+               deterministic: bool = True, seed: int | None = None, trust_sb3_zip: bool = False,
+               search: bool = True) -> LearnedAgent:
     """A :class:`LearnedAgent` from a safe model folder (or its ``model.json``).
+
+    ``search=False`` plays the network alone where the model has test-time search.
 
     ``variant`` / ``num_players``, when given, must match the model's.  A raw
     SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles).  A
@@ -153,4 +197,4 @@ def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_playe
         weights, meta = read_sb3_zip(path, variant, num_players)
         return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)
     weights, meta = read_model(path, variant, num_players)
-    return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed)
+    return LearnedAgent(weights, meta, deterministic=deterministic, seed=seed, search=search)

@@ -51,6 +51,26 @@ def check_hidden(hidden: Any) -> str | None:
     return None
 
 
+# Test-time search (model.json ``search``): the network proposes, determinized rollouts may overrule
+# it (agents.learned).  The most worlds a file may ask for per decision: more would make one decision
+# take seconds.
+SEARCH_KEYS = ("worlds", "margin")
+MAX_SEARCH_WORLDS = 1000
+
+
+def check_search(search: Any) -> str | None:
+    """Why ``search`` is not a test-time search setting this format accepts (None when it is):
+    ``{"worlds": 1..MAX_SEARCH_WORLDS, "margin": a number >= 0}``."""
+    if not isinstance(search, dict) or sorted(search) != sorted(SEARCH_KEYS):
+        return f"a mapping of exactly {', '.join(SEARCH_KEYS)}"
+    worlds, margin = search["worlds"], search["margin"]
+    if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_SEARCH_WORLDS:
+        return f"worlds a whole number from 1 to {MAX_SEARCH_WORLDS}, got {worlds!r}"
+    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin < float("inf"):
+        return f"margin a number >= 0 (standard errors), got {margin!r}"
+    return None
+
+
 def _layer_names(hidden: list[int]) -> list[str]:
     return [f"hidden.{i}" for i in range(len(hidden))] + ["logits"]
 
@@ -173,6 +193,8 @@ def _check_meta(meta: Any, path: Path) -> dict:
         check_exchange_limit(meta.get("exchange", "any"), meta["variant"])
     except ValueError as error:
         raise _fail(path, str(error)) from None
+    if "search" in meta and check_search(meta["search"]):
+        raise _fail(path, f"search {meta['search']!r}: expected {check_search(meta['search'])}")
     if meta.get("weights_file") not in WEIGHT_FILES:
         raise _fail(path, f"weights_file {meta.get('weights_file')!r}; expected one of {', '.join(WEIGHT_FILES)}")
     return meta
@@ -273,11 +295,17 @@ def _check_expected(meta: dict, variant: str | None, num_players: int | None, pa
 
 
 def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features: list[str] | None = None,
-              exchange: str = "any", **extra: Any) -> dict[str, Any]:
+              exchange: str = "any", search: Mapping[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     """The ``model.json`` record of a policy for ``rules`` and ``num_players``; ``exchange``: which
-    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`), written only when not ``any``
+    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`), written only when not ``any``;
+    ``search``: the test-time search it plays with (:func:`check_search`), written only when given
     (so the files of every other model are as they were)."""
     limit = {} if exchange == "any" else {"exchange": exchange}
+    if search is not None:
+        problem = check_search(dict(search))
+        if problem:
+            raise ValueError(f"bad search {dict(search)!r}: expected {problem}")
+        limit["search"] = dict(search)
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "variant": rules.variant,
             "rules": rules.options(), "num_players": num_players,
             "observation_layout_version": obs.LAYOUT_VERSION,

@@ -17,14 +17,16 @@ STATE = "checkpoints/state.json"
 
 
 def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[LearnedAgent, dict, dict]:
-    """The current policy as a numpy :class:`LearnedAgent`, its weights and its ``model.json`` record."""
+    """The current policy as a numpy :class:`LearnedAgent` playing by its network alone (what the
+    run trains and evaluates), its weights and its ``model.json`` record (with ``policy.search``, the
+    test-time search the exported model plays with)."""
     env = config["env"]
     rules = make_rules(env["variant"], **env["rules"])
     weights, network = weights_from_policy(model.policy)
     meta = make_meta(rules, env["num_players"], network, features=env["features"], exchange=env["exchange"],
-                     trained_steps=int(model.num_timesteps),
+                     search=config["policy"].get("search"), trained_steps=int(model.num_timesteps),
                      run=config["name"], **extra)
-    return LearnedAgent(weights, meta), weights, meta
+    return LearnedAgent(weights, meta, search=False), weights, meta
 
 
 def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None) -> Path:

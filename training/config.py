@@ -19,7 +19,9 @@ Sections (all optional except what has no default; see ``configs/train/``):
   ``episode`` (``match``; or ``deal``: the learner's episode ends with each deal, :mod:`training.deal_episodes`)
 * ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``critic``
   (``observation``; or ``privileged``: the value network also sees the opponents' hands, the
-  policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``)
+  policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``), ``search`` (null; or
+  ``{worlds, margin}``: the exported model plays with test-time search, recorded in model.json,
+  :mod:`agents.learned`; training and its evaluations use the network alone)
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
 * ``evaluation``: ``every_steps``, ``deals``, ``baselines``, ``final_deals``, ``seed``, ``workers``
 * ``pretrain``: ``teacher`` (null: none; an agent spec), ``decisions``, ``explore``, ``epochs``,
@@ -56,7 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
                  "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
                  "shaping": None, "learning_rate_schedule": "constant", "episode": "match"},
-    "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation"},
+    "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation", "search": None},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
@@ -239,6 +241,12 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(p["critic"] == "observation" or t["vec_env"] == "batch", "policy.critic", p["critic"],
                   "observation unless training.vec_env is batch (only the batched env gives the critic "
                   "the opponents' hands)")
+    if p["search"] is not None:
+        from agents.model_files import check_search
+
+        problem = check_search(p["search"])
+        check.require(problem is None, "policy.search", p["search"],
+                      f"null or a mapping {{worlds, margin}} for the model's test-time search: {problem}")
     _check_ppo(c["ppo"], check)
     e = c["evaluation"]
     check.integer("evaluation.every_steps", e["every_steps"], 1, MAX_STEPS)
