@@ -358,3 +358,24 @@ def test_numpys_blas_runs_on_the_runs_threads_as_torch_does(tmp_path, monkeypatc
         {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}) or {})
     train(validate(tiny(tmp_path, training={"torch_threads": threads})), quiet=True)
     assert seen == [{threads}]
+
+
+def test_with_policy_search_the_model_plays_with_it_and_the_clone_and_snapshots_by_their_networks(tmp_path):
+    # The clone and the snapshots join the batched opponent pool, which plays networks alone: before
+    # this was kept apart, the clone carried policy.search and the batched env refused it.
+    pytest.importorskip("numba")
+    config = validate(tiny(tmp_path, env={"variant": "pool", "num_players": 4, "rules": {}},
+                           opponents={"pool": ["greedy"]}, policy={"search": {"worlds": 2, "margin": 1.0}},
+                           training={"total_timesteps": 512, "vec_env": "batch", "n_envs": 4},
+                           selfplay={"enabled": True, "every_steps": 256, "max_snapshots": 2, "snapshot_share": 0.5},
+                           pretrain={"teacher": "greedy", "decisions": 200, "epochs": 1, "snapshot": True,
+                                     "opponent_weight": 1.0},
+                           evaluation={"every_steps": 10_000, "final_deals": 0}))
+    train(config, quiet=True)
+    out = Path(config["output"])
+    assert json.loads((out / "model" / "model.json").read_text())["search"] == {"worlds": 2, "margin": 1.0}
+    assert load_agent(out / "model").search is not None
+    internal = [out / "clone", *json.loads((out / STATE).read_text())["snapshots"]]
+    assert len(internal) == 3
+    for folder in internal:
+        assert "search" not in json.loads((Path(folder) / "model.json").read_text())

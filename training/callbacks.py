@@ -88,7 +88,8 @@ class SelfPlaySnapshots(RolloutEndCallback):
         selfplay, steps = self.config["selfplay"], self.model.num_timesteps
         if not selfplay["enabled"] or not self.state.due("next_snapshot", steps, selfplay["every_steps"]):
             return
-        folder = export_model(self.model, self.config, self.run.path / "snapshots" / f"step_{steps}", self.run)
+        folder = export_model(self.model, self.config, self.run.path / "snapshots" / f"step_{steps}", self.run,
+                              search=False)
         self.training_env.env_method("add_snapshot", str(folder))
         self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
 

@@ -16,22 +16,26 @@ CHECKPOINT = "checkpoints/last.zip"
 STATE = "checkpoints/state.json"
 
 
-def policy_agent(model: Any, config: dict[str, Any], **extra: Any) -> tuple[LearnedAgent, dict, dict]:
+def policy_agent(model: Any, config: dict[str, Any], search: bool = True,
+                 **extra: Any) -> tuple[LearnedAgent, dict, dict]:
     """The current policy as a numpy :class:`LearnedAgent` playing by its network alone (what the
     run trains and evaluates), its weights and its ``model.json`` record (with ``policy.search``, the
-    test-time search the exported model plays with)."""
+    test-time search the exported model plays with, unless ``search=False``)."""
     env = config["env"]
     rules = make_rules(env["variant"], **env["rules"])
     weights, network = weights_from_policy(model.policy)
     meta = make_meta(rules, env["num_players"], network, features=env["features"], exchange=env["exchange"],
-                     search=config["policy"].get("search"), trained_steps=int(model.num_timesteps),
+                     search=config["policy"].get("search") if search else None, trained_steps=int(model.num_timesteps),
                      run=config["name"], **extra)
     return LearnedAgent(weights, meta, search=False), weights, meta
 
 
-def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None) -> Path:
-    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files."""
-    _, weights, meta = policy_agent(model, config)
+def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None,
+                 search: bool = True) -> Path:
+    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files.
+    ``search=False``: without the config's test-time search (the clone and the snapshots, which
+    play as batched opponents during training, by their networks alone)."""
+    _, weights, meta = policy_agent(model, config, search=search)
     folder = save_model(folder, weights, meta)
     if run is not None:
         run.record_tree(Path(folder).relative_to(run.path).as_posix())

@@ -134,7 +134,7 @@ def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any,
     record, demonstrations = pretrain(model, config)
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
-    folder = export_model(model, config, run.path / CLONE, run)
+    folder = export_model(model, config, run.path / CLONE, run, search=False)
     if config["pretrain"]["opponent_weight"] > 0:
         vec_env.close()
         vec_env = make_vec_env(with_clone(config, run), config["seed"])
