@@ -211,6 +211,10 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
             steps = played and played.get("trained_steps")
             which = (f" (run `{played['run']}`, {f'{steps:,}' if isinstance(steps, int) else 'unknown'} steps, "
                      f"weights sha256 `{str(played['weights_sha256'])[:12]}`)") if played else ""
+            search = played and played.get("search")
+            if search:  # model.json's test-time search (docs/training.md, "Test-time search")
+                which += (f", playing with test-time search (`search` with the network as its prior, "
+                          f"{search['worlds']} worlds, margin {search['margin']})")
             lines += ["", f"Shipped model `models/{variant}`{which} against each built-in agent (model in one seat, "
                       "the opponent in the others, every seating):", "",
                       "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",
@@ -268,7 +272,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
             games = sizes["match_games"] if plays_matches(variant) else sizes["model_games"]
             meta = json.loads((folder / "model.json").read_text())
-            section["model_file"] = {k: meta.get(k) for k in ("run", "trained_steps", "weights_sha256")}
+            section["model_file"] = {k: meta.get(k) for k in ("run", "trained_steps", "weights_sha256", "search")}
             section["model"] = model_versus(variant, folder, games, args.seed, args.workers, out)
         section.update(command=command, seed=args.seed, quick=args.quick, versions=versions(),
                        seconds=time.monotonic() - began)

@@ -111,3 +111,17 @@ def test_shortfalls_name_every_opponent_the_model_does_not_beat_and_why():
     assert "| pool | every agent |" in text and "no shipped model" in text
     done = {"trade_barter": {"model": {"greedy": row(0.1, 0.3, 20000)}}}
     assert suite.shortfalls(done) == ["Every shipped model beats every built-in agent at 99% on the full sample."]
+
+
+def test_the_page_says_when_the_model_plays_with_test_time_search(tmp_path, models, monkeypatch):
+    monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
+    monkeypatch.setattr(suite, "BUILT_IN", ("greedy", "random"))
+    path = models / "old_game" / "model.json"
+    meta = json.loads(path.read_text())
+    meta["search"] = {"worlds": 2, "margin": 1.0}
+    path.write_text(json.dumps(meta))
+    md = tmp_path / "benchmark.md"
+    assert suite.main(["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(tmp_path / "R.md"),
+                       "--models", str(models), "--out", str(tmp_path / "bench"), "--markdown", str(md)]) == 0
+    assert "playing with test-time search (`search` with the network as its prior, 2 worlds, margin 1.0)" \
+        in md.read_text()
