@@ -106,3 +106,24 @@ class Driver:
         assert self.game.over
         while self.env.agents:
             self.env.step(None)
+
+
+def views_through_a_game(variant: str, seed: int, steps: int = 150, tag: str = "limit"):
+    """Views of the player to act through a 4-player game of mostly expected_value's moves (70%)
+    and random ones, reproducible from ``tag``, ``variant`` and ``seed``."""
+    import random
+
+    from agents.heuristics import ExpectedValueAgent
+    from commerce_env.engine import new_game
+    from commerce_env.rules import make_rules
+    from commerce_env.view import seat_view
+
+    rng = random.Random(f"{tag}-{variant}-{seed}")
+    game = new_game(make_rules(variant), 4, dealer=rng.randrange(4), rng=random.Random(seed))
+    agent = ExpectedValueAgent()
+    for _ in range(steps):
+        if game.over:
+            return
+        view = seat_view(game, game.current_player)
+        yield view
+        game.apply(agent.act(view) if rng.random() < 0.7 else rng.choice(game.legal_actions()))

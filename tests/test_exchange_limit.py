@@ -10,15 +10,14 @@ the demonstrations pretraining keeps, and the refusals.
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
+from helpers import views_through_a_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.heuristics import ExpectedValueAgent
-from commerce_env.engine import new_game
 from commerce_env.engine.actions import EXCHANGE
 from commerce_env.exchange_limit import EXCHANGE_LIMITS, ExchangeLimit, check_exchange_limit
 from commerce_env.rules import make_rules
@@ -29,15 +28,7 @@ TABLE_VARIANTS = ("widow", "old_game", "pool")
 
 def _views(variant: str, seed: int, steps: int = 150):
     """Views of the player to act through a match of expected_value and random moves."""
-    rng = random.Random(f"limit-{variant}-{seed}")
-    game = new_game(make_rules(variant), 4, dealer=rng.randrange(4), rng=random.Random(seed))
-    agent = ExpectedValueAgent()
-    for _ in range(steps):
-        if game.over:
-            return
-        view = seat_view(game, game.current_player)
-        yield view
-        game.apply(agent.act(view) if rng.random() < 0.7 else rng.choice(game.legal_actions()))
+    return views_through_a_game(variant, seed, steps, tag="limit")
 
 
 @pytest.mark.parametrize("variant", TABLE_VARIANTS)

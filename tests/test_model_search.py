@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import json
 import math
-import random
 
 import numpy as np
 import pytest
+from helpers import views_through_a_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.arena import run_arena
 from agents.arena_batched import applies
-from agents.heuristics import ExpectedValueAgent
 from agents.learned import load_agent
 from agents.model_files import make_meta, read_model
 from agents.search import SearchAgent
-from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
-from commerce_env.view import seat_view
 
 VARIANTS = ("pool", "widow", "my_ship_sails")
 
@@ -42,15 +39,7 @@ def _with_search(folder, search) -> None:
 
 def _views(variant: str, seed: int, steps: int = 60):
     """Views of the player to act through a game of expected_value and random moves."""
-    rng = random.Random(f"search-model-{variant}-{seed}")
-    game = new_game(make_rules(variant), 4, dealer=rng.randrange(4), rng=random.Random(seed))
-    agent = ExpectedValueAgent()
-    for _ in range(steps):
-        if game.over:
-            return
-        view = seat_view(game, game.current_player)
-        yield view
-        game.apply(agent.act(view) if rng.random() < 0.7 else rng.choice(game.legal_actions()))
+    return views_through_a_game(variant, seed, steps, tag="search-model")
 
 
 @pytest.fixture(scope="module")
