@@ -181,3 +181,23 @@ def test_a_training_config_checks_policy_search_and_the_export_records_it(tiny_p
     assert agent.search is None  # the run trains and evaluates the network alone
     assert "search" not in policy_agent(tiny_ppo("trade_barter", 3), validate(base))[2]
     assert np.isfinite(agent.logits(np.zeros(agent.layers[0][0].shape[0]))).all()
+
+
+def test_a_batched_training_config_refuses_an_opponent_with_search_before_anything_runs(search_model, tmp_path):
+    pytest.importorskip("numba")
+    from training.config import validate
+
+    folder = search_model("pool")
+    base = {"output": str(tmp_path / "run"), "env": {"variant": "pool", "num_players": 4},
+            "training": {"vec_env": "batch"}}
+    for pool, words in (([f"model:{folder}"], ["opponents.pool[0]", "search: false"]),
+                        (["greedy", "search"], ["opponents.pool[1]", "'search'", "no batched form"])):
+        with pytest.raises(ValueError) as error:
+            validate({**base, "opponents": {"pool": pool}})
+        for word in words:
+            assert word in str(error.value)
+    assert not (tmp_path / "run").exists()
+    ok = validate({**base, "opponents": {"pool": [{"agent": f"model:{folder}", "search": False}, "greedy"]}})
+    assert ok["opponents"]["pool"][1] == "greedy"
+    dummy = validate({**base, "training": {"vec_env": "dummy"}, "opponents": {"pool": [f"model:{folder}"]}})
+    assert dummy["training"]["vec_env"] == "dummy"  # the readable env plays it with its search

@@ -192,6 +192,8 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(isinstance(pool, list) and pool != [] and all(isinstance(p, (str, dict)) for p in pool),
                   "opponents.pool", pool, "a non-empty list of agent names, model:<path> or {agent: name, ...}")
     _check_agents(pool, "opponents.pool", rules, env["num_players"], check)
+    if c["training"]["vec_env"] == "batch":
+        _check_batched_opponents(pool, rules, env["num_players"], check)
     weights = c["opponents"]["weights"]
     check.require(weights is None or (isinstance(weights, list) and len(weights) == len(pool)
                                       and all(_is_number(w) and w >= 0 for w in weights) and sum(weights) > 0),
@@ -305,6 +307,20 @@ def _check_ppo(ppo: dict[str, Any], check: _Checker) -> None:
             check.boolean(name, value)
         else:
             check.fail(name, value, "not to be set from a config (the run chooses it)")
+
+
+def _check_batched_opponents(entries: list, rules: Any, num_players: int, check: _Checker) -> None:
+    """With ``vec_env: batch`` every opponent must have a batched form (random, greedy, a network):
+    refused here, naming it, rather than when the env is built, after the run folder is made."""
+    try:
+        from agents.batched import batched_agent
+    except ImportError:  # the extra `vector` (numba) is absent: the env's build says so
+        return
+    for i, entry in enumerate(entries):
+        try:
+            batched_agent(entry, rules, num_players)
+        except ValueError as error:
+            raise ValueError(f"{check.source}: opponents.pool[{i}]: {error}") from None
 
 
 def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: _Checker) -> None:
