@@ -145,5 +145,20 @@ def test_search_speed_times_both_valuations_and_checks_their_choices(capsys):
     row = rows[0]
     assert row["search"] > 0 and row["value_per_call"] > 0 and row["expected_value"] > 0
     assert row["same_choices"] is True
+    assert row["model"] > 0 and row["model_searches"] is False  # the shipped old-game model: its network
     search_speed.main(["--variants", "widow", "--repeats", "1", "--seconds", "0.01"])
     assert "widow" in capsys.readouterr().out
+
+
+def test_search_speed_times_a_shipped_model_with_its_search(monkeypatch, tiny_model, tmp_path):
+    from benchmarks import search_speed
+
+    folder = tiny_model("pool", 4, tmp_path / "models" / "pool")
+    meta = json.loads((folder / "model.json").read_text())
+    meta["search"] = {"worlds": 2, "margin": 1.0}
+    (folder / "model.json").write_text(json.dumps(meta))
+    monkeypatch.setattr(search_speed, "MODELS", tmp_path / "models")
+    row = search_speed.measure(("pool",), repeats=1, seconds=0.01, views=3)[0]
+    assert row["model"] > 0 and row["model_searches"] is True
+    monkeypatch.setattr(search_speed, "MODELS", tmp_path / "none")
+    assert search_speed.measure(("pool",), repeats=1, seconds=0.01, views=3)[0]["model"] is None
