@@ -34,7 +34,10 @@ def make_env(variant: str, end_when_out: bool, seed: int = 0):
     from agents.batched import batched_agent
     from commerce_env.vector.vec_env import BatchVecEnv
 
-    league = ["greedy"] + [f"model:{MODELS / variant}"] * 6  # six snapshots' worth of network opponents
+    # Six snapshots' worth of network opponents: the shipped networks alone (a league's snapshots
+    # carry no test-time search, and the batched engine cannot run one).
+    network = {"agent": f"model:{MODELS / variant}", "search": False}
+    league = ["greedy"] + [network] * 6
     return BatchVecEnv(variant, 4, ENVS, opponents=league, seed=seed, resolver=batched_agent,
                        features=["hand_strength"], end_when_out=end_when_out)
 

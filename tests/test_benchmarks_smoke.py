@@ -132,6 +132,12 @@ def test_end_when_out_speed_measures_both_settings_of_each_variant(monkeypatch):
                                                              ("my_ship_sails", "MaskablePPO")]
     for row in rows:
         assert row["off"] > 0 and row["on"] > 0 and row["ratio"] > 0
+    # Every variant's league builds, the shipped models with test-time search (pool, My Ship
+    # Sails) among them: as networks alone, which the batched engine can run.
+    for variant in end_when_out_speed.VARIANTS:
+        env = end_when_out_speed.make_env(variant, True)
+        assert env.num_envs == 8
+        env.close()
 
 
 def test_search_speed_times_both_valuations_and_checks_their_choices(capsys):
