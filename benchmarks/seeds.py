@@ -169,6 +169,8 @@ def ship(model: Path, destination: Path, force: bool) -> None:
     existing = [name for name in MODEL_FILES if (destination / name).exists()]
     if existing and not force:
         raise ValueError(f"{str(destination)!r} already holds {', '.join(existing)}: --force replaces them")
+    if destination.is_dir() and model.resolve() == destination.resolve():  # the best seed is already shipped
+        return
     destination.mkdir(parents=True, exist_ok=True)
     for name in MODEL_FILES:
         if (model / name).is_file():

@@ -84,3 +84,13 @@ def test_seeds_are_judged_on_other_deals_than_the_benchmark_pages(tmp_path, tiny
     argv += ["--seed", str(suite.BENCHMARK_SEED), "--ship", str(tmp_path / "shipped")]
     assert seeds.main(argv) == 0
     assert "benchmark page's arena seed" in capsys.readouterr().err
+
+
+def test_the_shipped_model_may_be_one_of_the_seeds(tmp_path, tiny_model):
+    """A seed whose run folder is gone is given as the shipped model folder itself; when it is the best,
+    shipping it onto itself leaves it as it was (it used to fail on copying a file onto itself)."""
+    shipped = tiny_model("old_game", 4, tmp_path / "models" / "old_game", seed=0)
+    before = {name: (shipped / name).read_bytes() for name in seeds.MODEL_FILES if (shipped / name).is_file()}
+    seeds.ship(shipped, shipped, force=True)
+    assert {name: (shipped / name).read_bytes() for name in before} == before
+    assert all((shipped / name).is_file() for name in before)
