@@ -33,7 +33,7 @@ import math
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +44,10 @@ from .base import Agent
 from .play import play_env_episode, play_game
 from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
 from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
-from .specs import make_agent
+from .specs import make_agent, spec_name
 from .stats import summarise
 
-AgentSpec = str | Agent
+AgentSpec = str | Mapping[str, Any] | Agent  # a name, a model path, {agent: name, **arguments}
 BACKENDS = ("local", "ray")
 # Re-exported: the arena's public names, defined in the modules that do each job.
 __all__ = ["BACKENDS", "MAX_SEATINGS", "MIN_GROUPS", "OUTPUT_FILES", "PACKS_PER_GROUP", "agent_names", "base_table",
@@ -100,15 +100,9 @@ def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int
 
 # -------------------------------------------------------------------- arena
 def agent_names(lineup: Sequence[AgentSpec]) -> list[str]:
-    names = []
-    for spec in lineup:
-        if isinstance(spec, Agent):
-            names.append(getattr(spec, "name", type(spec).__name__))
-        elif isinstance(spec, str):
-            names.append(spec)
-        else:
-            raise TypeError(f"an agent spec is a name, a model path or an Agent, got {spec!r}")
-    return names
+    """Each spec's name at the table (:func:`agents.specs.spec_name`): ``search``, ``model:<path>``,
+    an agent's ``name``, ``search(worlds=96)`` for ``{"agent": "search", "worlds": 96}``."""
+    return [spec_name(spec) for spec in lineup]
 
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,

@@ -16,7 +16,7 @@ exactly as the readable engine would.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,10 +35,10 @@ def _deterministic_batchable(spec: Any) -> bool:
     from .learned import LearnedAgent
     from .specs import is_model_spec
 
-    if isinstance(spec, str) and is_model_spec(spec):
+    if isinstance(spec, Mapping) or (isinstance(spec, str) and is_model_spec(spec)):
         from .specs import make_agent
 
-        try:  # a bad path is reported by the arena's own check, with its reason
+        try:  # a bad path or argument is reported by the arena's own check, with its reason
             spec = make_agent(spec)
         except ValueError:
             return False
@@ -53,8 +53,9 @@ def refusal(lineup: Sequence[Any], rules: Rules) -> str | None:
     """Why the batched path cannot give this arena exactly the local path's result, or None
     where it can: every agent deterministic with a batched form, and the extra ``vector``
     (numba) installed.  Every variant and option set of ``rules`` is covered."""
-    others = [spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
-              for spec in lineup if not _deterministic_batchable(spec)]
+    from .specs import spec_name
+
+    others = [spec_name(spec) for spec in lineup if not _deterministic_batchable(spec)]
     if others:
         return f"{', '.join(map(repr, others))} {'has' if len(others) == 1 else 'have'} no deterministic batched form"
     try:

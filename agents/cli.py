@@ -23,18 +23,21 @@ def _options(pairs: list[str] | None) -> dict[str, Any]:
     return options
 
 
-def _agents(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
+def _agents(text: str) -> list[str | dict]:
+    """Comma separated specs; an agent's arguments in brackets: ``search(worlds=96),greedy``."""
+    from .specs import parse_spec, split_top_level
+
+    specs = [parse_spec(piece) for piece in split_top_level(text)]
+    if not specs:
         raise ValueError(f"no agents in {text!r}: give names separated by commas")
-    return names
+    return specs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     play = subparsers.add_parser("play", help="play in the terminal against agents")
     play.add_argument("--variant", default="trade_barter")
     play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
-                      "(names or model paths); repeated to fill the seats")
+                      "(names or model paths, arguments in brackets: search(worlds=96)); repeated to fill the seats")
     play.add_argument("--players", type=int, default=None, help="default: you plus one seat per opponent")
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
                       "first, so you are the eldest hand and act first")
@@ -44,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     arena = subparsers.add_parser("arena", help="agents against each other on duplicate deals")
     arena.add_argument("--agents", default=DEFAULT_LINEUP, help="comma separated names or model paths, "
+                       "arguments in brackets (search(worlds=96), model:models/widow(search=false)); "
                        "repeated to fill the seats")
     arena.add_argument("--variant", default="trade_barter")
     arena.add_argument("--players", type=int, default=4)

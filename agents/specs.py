@@ -4,6 +4,7 @@ single-agent env's opponents and the training config alike."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -36,6 +37,72 @@ def short_label(spec: Any) -> str:
         path = PurePath(spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec)
         return f"model {(path.stem if path.suffix == '.json' else path.name) or path.parent.name}"
     return str(spec)
+
+
+def spec_name(spec: Any) -> str:
+    """The arena's name for a spec: a string is itself, an agent object its ``name``, and a
+    mapping its agent with the arguments in key order, ``{"agent": "search", "worlds": 96}`` as
+    ``search(worlds=96)`` (what :func:`parse_spec` reads back), so that two settings of one agent
+    are two agents at the table, and the same setting, however written, one."""
+    if isinstance(spec, Agent):
+        return getattr(spec, "name", type(spec).__name__)
+    if isinstance(spec, Mapping):
+        arguments = dict(spec)
+        name = arguments.pop("agent", None)
+        if not isinstance(name, str):
+            raise ValueError(f"an agent mapping needs 'agent': <name>, got {dict(spec)!r}")
+        if not arguments:
+            return name
+        return f"{name}({', '.join(f'{key}={json.dumps(arguments[key], default=str)}' for key in sorted(arguments))})"
+    if isinstance(spec, str):
+        return spec
+    raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
+
+
+def parse_spec(text: str) -> str | dict[str, Any]:
+    """A spec from its text, as a command line gives it: ``greedy`` or ``model:<path>`` as they
+    are, ``search(worlds=96, margin=2.0)`` as ``{"agent": "search", "worlds": 96, "margin": 2.0}``
+    (each value read as YAML: ``search=false``, ``quantile=0.7``)."""
+    import yaml
+
+    text = text.strip()
+    if not text.endswith(")") or "(" not in text:
+        if "(" in text or ")" in text:
+            raise ValueError(f"bad agent spec {text!r}: arguments go in one pair of brackets, "
+                             "e.g. search(worlds=96)")
+        return text
+    name, _, inside = text[:-1].partition("(")
+    spec: dict[str, Any] = {"agent": name.strip()}
+    for pair in split_top_level(inside):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or key.strip() == "agent":
+            raise ValueError(f"bad argument {pair!r} in agent spec {text!r}: expected name=value, "
+                             "e.g. search(worlds=96)")
+        try:
+            spec[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ValueError(f"bad value {value.strip()!r} for {key.strip()!r} in agent spec {text!r}") from None
+    return spec
+
+
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets: ``"search(worlds=96, margin=2),greedy"``
+    is ``["search(worlds=96, margin=2)", "greedy"]``; empty pieces are dropped."""
+    pieces, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"unbalanced brackets in {text!r}")
+        elif char == "," and depth == 0:
+            pieces.append(text[start:index])
+            start = index + 1
+    if depth != 0:
+        raise ValueError(f"unbalanced brackets in {text!r}")
+    pieces.append(text[start:])
+    return [piece.strip() for piece in pieces if piece.strip()]
 
 
 def is_model_spec(spec: str) -> bool:
@@ -90,4 +157,7 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
     except KeyError:
         raise ValueError(f"unknown agent {spec!r}; choose from {', '.join(sorted(AGENTS))}, "
                          "a model as model:<path> or <path>.json, or openspiel:<bot>") from None
-    return factory(**kwargs)
+    try:
+        return factory(**kwargs)
+    except TypeError as error:  # an argument the agent does not take: name it, as for a bad value
+        raise ValueError(f"bad arguments {kwargs!r} for agent {spec!r}: {error}") from None

@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import stats
-from agents.arena import MAX_SEATINGS, base_table, rotation, run_arena, seatings
+from agents.arena import MAX_SEATINGS, agent_names, base_table, rotation, run_arena, seatings
 from agents.base import Agent
 from agents.evaluate import evaluate_agent
 from agents.heuristics import GreedyAgent
+from agents.specs import parse_spec, spec_name
 
 
 def _named(agent, name):
@@ -282,6 +283,43 @@ def test_evaluate_agent_reports_the_learner_against_each_opponent():
         assert versus["difference"] == pytest.approx(report["mean"] - result["agents"][name]["mean"], abs=1e-9)
 
 
+def test_an_agent_with_arguments_plays_at_the_table_under_its_own_name():
+    # {agent: greedy, quantile: 0.9} plays as GreedyAgent(quantile=0.9), named for its setting
+    kwargs = dict(variant="widow", num_players=4, options={"deals": 1}, games=48, seed=5, progress=False)
+    mapped = run_arena([{"agent": "greedy", "quantile": 0.9}, "greedy"], **kwargs)
+    assert list(mapped["agents"]) == ["greedy(quantile=0.9)", "greedy"]
+    assert mapped["agents"]["greedy(quantile=0.9)"]["mean"] != 0.0  # not played as plain greedy
+    objects = run_arena([_named(GreedyAgent(quantile=0.9), "greedy(quantile=0.9)"), "greedy"], **kwargs)
+    assert mapped["agents"] == objects["agents"]
+    # one setting however written is one agent; no arguments is the plain name
+    assert agent_names([{"quantile": 0.9, "agent": "greedy"}, {"agent": "greedy"}]) == \
+        ["greedy(quantile=0.9)", "greedy"]
+    report = evaluate_agent({"agent": "search", "worlds": 2}, ["greedy"], variant="widow", num_players=4,
+                            options={"deals": 1}, deals=8, seed=1)
+    assert report["name"] == "search(worlds=2)" and set(report["vs"]) == {"greedy"}
+
+
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True).filter(lambda key: key != "agent"),
+                       st.integers(-10**6, 10**6) | st.booleans() | st.none()
+                       | st.floats(0.001, 1000.0) | st.from_regex(r"[a-z0-9_]{1,8}", fullmatch=True),
+                       max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_an_agent_setting_reads_back_from_its_name(arguments):
+    # the arena's name of {agent: ..., **arguments} is the command line's text for the same spec
+    spec = {"agent": "search", **arguments}
+    assert parse_spec(spec_name(spec)) == (spec if arguments else "search")
+
+
+def test_bad_agent_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match="needs 'agent'"):
+        run_arena([{"worlds": 3}, "greedy"], deals=4, progress=False)
+    with pytest.raises(ValueError, match="wrlds"):
+        run_arena([{"agent": "search", "wrlds": 3}, "greedy"], deals=4, progress=False)
+    for text in ("search(worlds)", "search(worlds=2", "search)", "search(agent=greedy)"):
+        with pytest.raises(ValueError, match="search"):
+            parse_spec(text)
+
+
 def test_bad_arena_arguments_are_refused():
     with pytest.raises(ValueError, match="deals"):
         run_arena(["random"], deals=0, progress=False)
@@ -303,6 +341,16 @@ def test_arena_command_writes_the_report(tmp_path, capsys):
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["rules"]["deals"] == 2 and saved["variant"] == "widow"
     assert main(["arena", "--agents", "greedy,nobody", "--deals", "4", "--no-progress"]) == 2
+    # an agent's arguments in brackets; a bad one is the command's error
+    code = main(["arena", "--agents", "greedy(quantile=0.9), search(worlds=2, margin=2.0)", "--variant", "widow",
+                 "--players", "4", "--deals", "8", "--seed", "4", "--out", str(tmp_path / "set"), "--no-progress",
+                 "--option", "deals=1"])
+    assert code == 0
+    saved = json.loads((tmp_path / "set" / "result.json").read_text())
+    assert set(saved["agents"]) == {"greedy(quantile=0.9)", "search(margin=2.0, worlds=2)"}
+    capsys.readouterr()
+    assert main(["arena", "--agents", "search(wrlds=2),greedy", "--deals", "4", "--no-progress"]) == 2
+    assert "wrlds" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("variant", ["trade_barter", "widow", "old_game"])

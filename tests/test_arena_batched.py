@@ -86,6 +86,7 @@ def test_a_learned_agent_object_is_batched(tiny_model):
     (["greedy", "random"], "'random'"),  # random draws its own numbers
     (["greedy", "expected_value"], "'expected_value'"),  # no batched form
     (["search", "greedy"], "'search'"),
+    ([{"agent": "search", "worlds": 2}, "greedy"], r"'search\(worlds=2\)'"),
 ])
 @pytest.mark.parametrize("variant", ["trade_barter", "widow"])
 def test_the_batched_path_is_refused_where_it_would_change_the_result(lineup, named, variant):
@@ -93,6 +94,15 @@ def test_the_batched_path_is_refused_where_it_would_change_the_result(lineup, na
     assert not arena_batched.applies(lineup, rules)
     with pytest.raises(ValueError, match=f"batched=True: {named} has no deterministic batched form"):
         run_arena(lineup, variant=variant, num_players=4, games=24, progress=False, batched=True)
+
+
+def test_an_agent_given_with_arguments_is_batched_with_them():
+    lineup = [{"agent": "greedy", "quantile": 0.9}, "greedy"]  # BatchedGreedy(quantile=0.9)
+    assert arena_batched.applies(lineup, make_rules("widow"))
+    kwargs = dict(lineup=lineup, variant="widow", num_players=4, games=24, seed=3)
+    batched = _result(batched=True, **kwargs)
+    assert batched == _result(batched=False, **kwargs)
+    assert batched["agents"]["greedy(quantile=0.9)"]["mean"] != 0.0
 
 
 def test_the_batched_path_is_refused_on_ray():
