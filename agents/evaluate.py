@@ -8,20 +8,21 @@ from typing import Any
 from .arena import AgentSpec, agent_names, run_arena
 
 
-def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[str], *, variant: str = "trade_barter",
+def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[AgentSpec], *, variant: str = "trade_barter",
                    num_players: int = 4, options: dict[str, Any] | None = None, deals: int = 1000,
                    seed: int = 0, workers: int = 1, progress: bool = False) -> dict:
     """The learner in one seat against ``opponents`` (repeated to fill the others), on duplicate deals.
 
     Returns the learner's mean reward per deal and its 95% CI, and for each
     opponent the mean difference (learner - opponent) per deal, its 95% CI
-    and p-value; ``result`` holds the full arena result.
+    and p-value, keyed by its name at the table (``search(worlds=96)`` for a mapping,
+    :func:`agents.specs.spec_name`); ``result`` holds the full arena result.
     """
     if not opponents:
         raise ValueError("evaluate_agent needs at least one opponent")
     learner: AgentSpec = agent_or_spec
     learner_name = agent_names([learner])[0]
-    if learner_name in opponents:
+    if learner_name in agent_names(list(opponents)):
         raise ValueError(f"the learner {learner_name!r} is also among the opponents; give it another name")
     others = [opponents[k % len(opponents)] for k in range(num_players - 1)]
     result = run_arena([learner, *others], variant=variant, num_players=num_players, options=options,

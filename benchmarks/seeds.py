@@ -54,11 +54,16 @@ def margins(report: dict, learner: str, opponent: str) -> np.ndarray:
     return np.asarray(agents[learner]["group_means"]) - np.asarray(agents[opponent]["group_means"])
 
 
-def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: int, seed: int,
+def evaluate_seeds(runs: list[Path], variant: str, opponents: list[Any], games: int, seed: int,
                    workers: int) -> dict[str, Any]:
-    """Every seed's model against every opponent; per-seed rows and the stratified aggregate."""
+    """Every seed's model against every opponent (a spec: ``search`` or ``{"agent": "search",
+    "worlds": 96}``, reported by its name at the table); per-seed rows and the stratified aggregate."""
     from agents.evaluate import evaluate_agent
+    from agents.specs import spec_name
     from agents.stats import stratified_bootstrap
+
+    specs = dict(zip((spec_name(o) for o in opponents), opponents, strict=True))
+    opponents = list(specs)
 
     seeds: list[dict[str, Any]] = []
     group_margins: dict[str, list[np.ndarray]] = {o: [] for o in opponents}
@@ -74,7 +79,8 @@ def evaluate_seeds(runs: list[Path], variant: str, opponents: list[str], games: 
             row["training_seed"] = yaml.safe_load(config.read_text()).get("seed")
         for opponent in opponents:
             started = time.monotonic()
-            report = evaluate_agent(spec, [opponent], variant=variant, deals=games, seed=seed, workers=workers)
+            report = evaluate_agent(spec, [specs[opponent]], variant=variant, deals=games, seed=seed,
+                                    workers=workers)
             versus = report["vs"][opponent]
             group_margins[opponent].append(margins(report, report["name"], opponent))
             group_deals[opponent].append(np.asarray(report["result"]["agents"][report["name"]]["group_deals"]))
@@ -184,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", required=True)
     parser.add_argument("--runs", nargs="+", required=True, help="run folders (or model folders), one per seed")
     parser.add_argument("--games", type=int, default=2000, help="games per seed and opponent")
-    parser.add_argument("--opponents", default=",".join(BUILT_IN))
+    parser.add_argument("--opponents", default=",".join(BUILT_IN),
+                        help="comma separated agents, arguments in brackets: search,search(worlds=192)")
     parser.add_argument("--seed", type=int, default=SELECTION_SEED,
                         help="the arena's seed (the same deals for every seed; by default not the benchmark "
                              "page's, so the best seed is not chosen on the games that then measure it)")
@@ -200,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.ship and args.seed == BENCHMARK_SEED:
         print(f"benchmarks.seeds: warning: --seed {args.seed} is the benchmark page's arena seed; the shipped "
               f"seed is then chosen on the first games of the sample that measures it", file=sys.stderr)
-    opponents = [o for o in args.opponents.split(",") if o]
     try:
+        from agents.specs import parse_spec, split_top_level
+
+        opponents = [parse_spec(o) for o in split_top_level(args.opponents)]
         for run in runs:
             model_of(run)
         if args.ship and not args.force:

@@ -94,3 +94,18 @@ def test_the_shipped_model_may_be_one_of_the_seeds(tmp_path, tiny_model):
     seeds.ship(shipped, shipped, force=True)
     assert {name: (shipped / name).read_bytes() for name in before} == before
     assert all((shipped / name).is_file() for name in before)
+
+
+def test_an_opponent_with_arguments_is_measured_under_its_setting(tmp_path, tiny_model, capsys):
+    # --opponents "greedy(quantile=0.9)": that greedy, reported by its name at the table
+    run = tiny_run(tiny_model, tmp_path / "run0", 0)
+    out = tmp_path / "out"
+    assert seeds.main(["--variant", "old_game", "--runs", str(run), "--games", "16", "--opponents",
+                       "greedy(quantile=0.9),greedy", "--out", str(out)]) == 0
+    report = json.loads((out / "seeds.json").read_text())
+    assert report["opponents"] == ["greedy(quantile=0.9)", "greedy"]
+    margins = {name: row["group_margins"] for name, row in report["seeds"][0]["vs"].items()}
+    assert margins["greedy(quantile=0.9)"] != margins["greedy"]  # a different agent, not plain greedy
+    assert seeds.main(["--variant", "old_game", "--runs", str(run), "--games", "16", "--opponents",
+                       "greedy(quantile=2)", "--out", str(tmp_path / "bad")]) == 2
+    assert "quantile" in capsys.readouterr().err and not (tmp_path / "bad").exists()
