@@ -14,7 +14,7 @@ The safe format is a folder with two files:
   search, :class:`agents.search.SearchAgent` with the network as its prior: the network proposes,
   and determinized rollouts on ``worlds`` sampled worlds overrule it only when another action is
   better by more than ``margin`` standard errors (docs/agents.md).  ``search=False`` when loading
-  plays the network alone.
+  plays the network alone, ``search={"worlds": 96, "margin": 1.0}`` with that search instead.
 * the weights: ``weights.safetensors`` when the ``safetensors`` package is
   installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
   ``torch.save`` and read back with ``torch.load(weights_only=True)``.
@@ -84,10 +84,14 @@ class LearnedAgent(Agent):
     name = "learned"
 
     def __init__(self, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
-                 deterministic: bool = True, seed: int | None = None, search: bool = True):
-        if not isinstance(search, bool):
-            raise ValueError(f"search must be True (the model's own setting) or False (the network alone), "
-                             f"got {search!r}")
+                 deterministic: bool = True, seed: int | None = None, search: bool | Mapping[str, Any] = True):
+        if isinstance(search, Mapping):  # another test-time search than model.json's: another budget
+            why = check_search(dict(search))
+            if why is not None:
+                raise ValueError(f"search {dict(search)!r}: expected {why}")
+        elif not isinstance(search, bool):
+            raise ValueError(f"search must be True (the model's own setting), False (the network alone) or "
+                             f"a setting {{worlds: ..., margin: ...}}, got {search!r}")
         self.meta = dict(meta)
         self.variant: str = meta["variant"]
         self.num_players: int = meta["num_players"]
@@ -114,10 +118,10 @@ class LearnedAgent(Agent):
         self.deterministic = deterministic
         self.rng = random.Random(seed)
         self.search = None  # the test-time search (agents.search.SearchAgent), when the model has one
-        if search and meta.get("search") is not None:
+        settings = dict(search) if isinstance(search, Mapping) else meta.get("search") if search else None
+        if settings is not None:
             from .search import SearchAgent
 
-            settings = meta["search"]
             self.search = SearchAgent(worlds=settings["worlds"], margin=settings["margin"], prior=True, seed=seed)
             self.search.prior = _NetworkPrior(self)
 
@@ -176,10 +180,12 @@ class LearnedAgent(Agent):
 
 def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_players: int | None = None,
                deterministic: bool = True, seed: int | None = None, trust_sb3_zip: bool = False,
-               search: bool = True) -> LearnedAgent:
+               search: bool | Mapping[str, Any] = True) -> LearnedAgent:
     """A :class:`LearnedAgent` from a safe model folder (or its ``model.json``).
 
-    ``search=False`` plays the network alone where the model has test-time search.
+    ``search=False`` plays the network alone where the model has test-time search;
+    ``search={"worlds": 96, "margin": 1.0}`` plays with that search instead of model.json's
+    (or where it has none), e.g. to measure another budget without editing the model.
 
     ``variant`` / ``num_players``, when given, must match the model's.  A raw
     SB3 ``.zip`` is opened only with ``trust_sb3_zip=True`` (it unpickles).  A

@@ -53,7 +53,9 @@ def spec_name(spec: Any) -> str:
             raise ValueError(f"an agent mapping needs 'agent': <name>, got {dict(spec)!r}")
         if not arguments:
             return name
-        return f"{name}({', '.join(f'{key}={json.dumps(arguments[key], default=str)}' for key in sorted(arguments))})"
+        text = ", ".join(f"{key}={json.dumps(arguments[key], default=str, sort_keys=True)}"
+                         for key in sorted(arguments))
+        return f"{name}({text})"
     if isinstance(spec, str):
         return spec
     raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
@@ -86,13 +88,14 @@ def parse_spec(text: str) -> str | dict[str, Any]:
 
 
 def split_top_level(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets: ``"search(worlds=96, margin=2),greedy"``
-    is ``["search(worlds=96, margin=2)", "greedy"]``; empty pieces are dropped."""
+    """``text`` split at the commas outside brackets (round, square or curly):
+    ``"search(worlds=96, margin=2),greedy"`` is ``["search(worlds=96, margin=2)", "greedy"]``;
+    empty pieces are dropped."""
     pieces, depth, start = [], 0, 0
     for index, char in enumerate(text):
-        if char == "(":
+        if char in "([{":
             depth += 1
-        elif char == ")":
+        elif char in ")]}":
             depth -= 1
             if depth < 0:
                 raise ValueError(f"unbalanced brackets in {text!r}")

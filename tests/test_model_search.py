@@ -24,6 +24,7 @@ from agents.arena_batched import applies
 from agents.learned import load_agent
 from agents.model_files import make_meta, read_model
 from agents.search import SearchAgent
+from agents.specs import parse_spec
 from commerce_env.rules import make_rules
 
 VARIANTS = ("pool", "widow", "my_ship_sails")
@@ -107,6 +108,33 @@ def test_the_network_alone_on_request_and_given_an_observation_dict(search_model
     for view in _views("pool", 5, steps=20):
         aec = {"observation": view["observation"], "action_mask": view["action_mask"]}  # the AEC env's dict
         assert model.act(aec) == network.act(view)
+
+
+def test_another_search_budget_on_request_without_editing_the_model(search_model, tiny_model, tmp_path):
+    import shutil
+
+    folder = search_model("widow", worlds=4, margin=1.0)
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    _with_search(copy, {"worlds": 3, "margin": 0.5})
+    rules = make_rules("widow")
+    given, written = load_agent(folder, search={"worlds": 3, "margin": 0.5}), load_agent(copy)
+    assert (given.search.worlds, given.search.margin) == (3, 0.5)
+    given.reset(0, 4, rules, seed=5)
+    written.reset(0, 4, rules, seed=5)
+    for view in _views("widow", 4, steps=30):  # plays as the model whose model.json says so
+        assert given.act(view) == written.act(view)
+    # a model without search gets one on request, and the spec form names it at the table
+    plain = tiny_model("widow", 4)
+    assert load_agent(plain).search is None
+    assert load_agent(plain, search={"worlds": 2, "margin": 1.0}).search.worlds == 2
+    spec = parse_spec(f"model:{plain}(search={{worlds: 2, margin: 1.0}})")
+    assert spec == {"agent": f"model:{plain}", "search": {"worlds": 2, "margin": 1.0}}
+    result = run_arena([spec, "greedy"], variant="widow", games=8, seed=3, progress=False)
+    assert f'model:{plain}(search={{"margin": 1.0, "worlds": 2}})' in result["agents"]
+    for bad in ({"worlds": 0, "margin": 1.0}, {"worlds": 2}):
+        with pytest.raises(ValueError, match="search"):
+            load_agent(folder, search=bad)
 
 
 @pytest.mark.parametrize("bad", [
