@@ -213,14 +213,15 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
                      f"weights sha256 `{str(played['weights_sha256'])[:12]}`)") if played else ""
             search = played and played.get("search")
             if search:  # model.json's test-time search (docs/training.md, "Test-time search")
-                which += (f", playing with test-time search (`search` with the network as its prior, "
-                          f"{search['worlds']} worlds, margin {search['margin']})")
                 from agents.search import SearchAgent
 
                 default_worlds = SearchAgent().worlds
+                budget = ""
                 if search["worlds"] != default_worlds:  # say plainly when it outspends the baseline
-                    which += (f"; the built-in `search` samples {default_worlds} worlds per decision, so the "
+                    budget = (f"; the built-in `search` samples {default_worlds} worlds per decision, so the "
                               f"model's search does {search['worlds'] / default_worlds:g} times its rollouts")
+                which += (f", playing with test-time search (`search` with the network as its prior, "
+                          f"{search['worlds']} worlds, margin {search['margin']}{budget}),")
             lines += ["", f"Shipped model `models/{variant}`{which} against each built-in agent (model in one seat, "
                       "the opponent in the others, every seating):", "",
                       "| opponent | model - opponent per deal | 95% CI | 99% CI | p | games |",

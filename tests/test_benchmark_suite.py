@@ -123,13 +123,12 @@ def test_the_page_says_when_the_model_plays_with_test_time_search(tmp_path, mode
     md = tmp_path / "benchmark.md"
     assert suite.main(["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(tmp_path / "R.md"),
                        "--models", str(models), "--out", str(tmp_path / "bench"), "--markdown", str(md)]) == 0
-    assert "playing with test-time search (`search` with the network as its prior, 2 worlds, margin 1.0)" \
-        in md.read_text()
     # a search of another budget than the built-in one's is said with the ratio (here 2 of 24 worlds)
-    assert "the built-in `search` samples 24 worlds per decision, so the model's search does 0.0833333 times " \
-        "its rollouts" in md.read_text()
+    assert "playing with test-time search (`search` with the network as its prior, 2 worlds, margin 1.0; the " \
+        "built-in `search` samples 24 worlds per decision, so the model's search does 0.0833333 times its " \
+        "rollouts), against each built-in agent" in md.read_text()
     meta["search"] = {"worlds": 24, "margin": 1.0}
     path.write_text(json.dumps(meta))
     assert suite.main(["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(tmp_path / "R.md"),
                        "--models", str(models), "--out", str(tmp_path / "bench24"), "--markdown", str(md)]) == 0
-    assert "24 worlds, margin 1.0)" in md.read_text() and "times its rollouts" not in md.read_text()
+    assert "24 worlds, margin 1.0), against" in md.read_text() and "times its rollouts" not in md.read_text()
