@@ -44,7 +44,7 @@ from .base import Agent
 from .play import play_env_episode, play_game
 from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
 from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
-from .specs import make_agent, spec_name
+from .specs import make_agent, read_spec, spec_name
 from .stats import summarise
 
 AgentSpec = str | Mapping[str, Any] | Agent  # a name, a model path, {agent: name, **arguments}
@@ -142,6 +142,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if batched not in (None, True, False):
         raise ValueError(f"batched must be None (where it applies), True or False, got {batched!r}")
+    lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
     from .arena_batched import refusal
 
     why = f"backend {backend!r} is not local" if backend != "local" else refusal(lineup, rules)

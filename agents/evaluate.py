@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .arena import AgentSpec, agent_names, run_arena
+from .specs import read_spec
 
 
 def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[AgentSpec], *, variant: str = "trade_barter",
@@ -20,7 +21,8 @@ def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[AgentSpec], *, 
     """
     if not opponents:
         raise ValueError("evaluate_agent needs at least one opponent")
-    learner: AgentSpec = agent_or_spec
+    learner: AgentSpec = read_spec(agent_or_spec)  # "search(worlds=96)" as on the command line
+    opponents = [read_spec(spec) for spec in opponents]
     learner_name = agent_names([learner])[0]
     if learner_name in agent_names(list(opponents)):
         raise ValueError(f"the learner {learner_name!r} is also among the opponents; give it another name")

@@ -87,6 +87,13 @@ def parse_spec(text: str) -> str | dict[str, Any]:
     return spec
 
 
+def read_spec(spec: Any) -> Any:
+    """A spec as Python code gives it, with the command line's text form too: a string ending in
+    ``)`` is read by :func:`parse_spec` (``"search(worlds=96)"`` is ``{"agent": "search", "worlds":
+    96}``, one agent at the table with that mapping); any other spec is returned as it is."""
+    return parse_spec(spec) if isinstance(spec, str) and spec.strip().endswith(")") else spec
+
+
 def split_top_level(text: str) -> list[str]:
     """``text`` split at the commas outside brackets (round, square or curly):
     ``"search(worlds=96, margin=2),greedy"`` is ``["search(worlds=96, margin=2)", "greedy"]``;

@@ -299,6 +299,21 @@ def test_an_agent_with_arguments_plays_at_the_table_under_its_own_name():
     assert report["name"] == "search(worlds=2)" and set(report["vs"]) == {"greedy"}
 
 
+def test_python_takes_the_command_lines_text_for_an_agent_with_arguments():
+    # "greedy(quantile=0.9)" from Python is the mapping {agent: greedy, quantile: 0.9}, as on the command line
+    kwargs = dict(variant="widow", num_players=4, options={"deals": 1}, games=48, seed=5, progress=False)
+    mapped = run_arena([{"agent": "greedy", "quantile": 0.9}, "greedy"], **kwargs)
+    text = run_arena(["greedy( quantile = 0.9 )", "greedy"], **kwargs)
+    assert text["agents"] == mapped["agents"] and list(text["agents"]) == ["greedy(quantile=0.9)", "greedy"]
+    report = evaluate_agent("search(worlds=2)", ["greedy(quantile=0.9)"], variant="widow", num_players=4,
+                            options={"deals": 1}, deals=8, seed=1)
+    assert report["name"] == "search(worlds=2)" and set(report["vs"]) == {"greedy(quantile=0.9)"}
+    with pytest.raises(ValueError, match="wrlds"):
+        evaluate_agent("search(wrlds=2)", ["greedy"], variant="widow", deals=4)
+    with pytest.raises(ValueError, match="search\\(worlds\\)"):
+        run_arena(["search(worlds)", "greedy"], deals=4, progress=False)
+
+
 @given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True).filter(lambda key: key != "agent"),
                        st.integers(-10**6, 10**6) | st.booleans() | st.none()
                        | st.floats(0.001, 1000.0) | st.from_regex(r"[a-z0-9_]{1,8}", fullmatch=True),
