@@ -1,0 +1,124 @@
+"""How much room is left above ``search``: ``python -m benchmarks.oracle``.
+
+The *oracle* is ``search`` that breaks R11 on purpose: instead of sampling
+worlds consistent with what its seat knows, it searches the true deal (every
+hand, the widow, the stock in its order).  Its greedy rollouts are then
+deterministic, so one world is all it needs, and it takes the plain argmax
+(no prior to fall back on: it knows).  It plays the arena's standard lineup
+(the oracle in one seat, the opponent in the others, every seating, duplicate
+deals), and its margin over ``search`` bounds what better knowledge of the
+hidden cards (sharper beliefs, a learned opponent model) could add to a
+greedy-rollout search: if even the oracle is level with ``search``, the
+headroom is in the play after the decision, not in the cards.
+
+A probe, never an agent: it is not in the agent registry, and it plays only
+inside :func:`oracle_table`, which hands it the game it sits at (agents are
+otherwise given seat views only, ``agents.play``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import agents.play as play
+from agents.arena import run_arena
+from agents.search import SearchAgent
+from commerce_env.engine.base import Game
+from commerce_env.view import SeatView
+
+_TABLE: dict[str, Game] = {}  # the game being played, while oracle_table() is on
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OracleView(SeatView):
+    """A seat view that also holds the true game: its worlds are that game."""
+
+    game: Game | None = None
+
+    def sample_world(self, rng: Any) -> Game:
+        return self.game.clone()
+
+
+def _seat_view_with_game(game: Game, seat: int) -> SeatView:
+    _TABLE["game"] = game
+    return _seat_view(game, seat)
+
+
+_seat_view = play.seat_view
+
+
+@contextmanager
+def oracle_table() -> Iterator[None]:
+    """Within it, ``agents.play`` tells the oracle which game it sits at (the arena's
+    worker processes are forked, so they inherit it)."""
+    play.seat_view = _seat_view_with_game
+    try:
+        yield
+    finally:
+        play.seat_view = _seat_view
+        _TABLE.clear()
+
+
+class OracleSearch(SearchAgent):
+    """``search`` over the true deal: one world, the plain argmax."""
+
+    name = "oracle"
+
+    def __init__(self, seed: int | None = None):
+        super().__init__(worlds=1, prior=False, seed=seed)
+
+    def act(self, view: SeatView) -> int:
+        game = _TABLE.get("game")
+        if game is None or game.current_player != view.seat:
+            raise RuntimeError("the oracle plays only inside benchmarks.oracle.oracle_table(), "
+                               "at the game whose seat view it is given")
+        fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(SeatView)}
+        return super().act(OracleView(**fields, game=game))
+
+
+def oracle_margins(variant: str, opponents: list[str], games: int, seed: int, workers: int) -> list[dict]:
+    """The oracle minus each opponent per deal (or match), the standard lineup."""
+    rows = []
+    with oracle_table():
+        for opponent in opponents:
+            result = run_arena([OracleSearch(), opponent], variant=variant, games=games, seed=seed,
+                               workers=workers, progress=False)
+            pair = result["pairwise"][0]
+            sign = 1.0 if pair["a"] == "oracle" else -1.0
+            rows.append({"opponent": opponent, "margin": sign * pair["mean_difference"],
+                         "ci95": sorted(sign * x for x in pair["ci95"]),
+                         "ci99": sorted(sign * x for x in pair["ci99"]), "p_value": pair["p_value"],
+                         "games": result["games"], "groups": result["groups"], "warnings": result["warnings"]})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="widow")
+    parser.add_argument("--opponents", nargs="*", default=["search"], help="agent specs, as the arena's")
+    parser.add_argument("--games", type=int, default=480)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    print(f"{args.variant}: the oracle (search over the true deal) minus each opponent, per deal, "
+          f"arena seed {args.seed}")
+    print("| opponent | margin | 95% CI | 99% CI | p | games |")
+    print("|---|---:|---|---|---:|---:|")
+    warnings: set[str] = set()
+    for row in oracle_margins(args.variant, args.opponents, args.games, args.seed, args.workers):
+        (l95, h95), (l99, h99) = row["ci95"], row["ci99"]
+        print(f"| {row['opponent']} | {row['margin']:+.3f} | [{l95:+.3f}, {h95:+.3f}] | [{l99:+.3f}, {h99:+.3f}] "
+              f"| {row['p_value']:.2g} | {row['games']} |", flush=True)
+        warnings.update(row["warnings"])
+    for warning in sorted(warnings):
+        print(warning)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
