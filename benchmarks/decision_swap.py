@@ -12,6 +12,10 @@ to the opponent points at the decisions the model gets wrong.  The swaps:
   leaves the best hand now is played (``fallbacks`` counts these).
 * ``whether:AGENT``: when AGENT would exchange and the model would not, or
   the other way round, AGENT's action is played.
+* ``knock:AGENT``: when AGENT would knock and the model would not, or the
+  other way round, AGENT's action is played (R5.2, R6.3, R6.4).
+* ``blind:AGENT``: the widow dealer's blind choice, take the widow or keep
+  the hand (R6.2).
 * ``duel:AGENT``: every decision of a deal with two players left in.
 * ``horse:AGENT``: the first player out's horse (R9.4).
 
@@ -31,12 +35,12 @@ from agents.arena import run_arena
 from agents.base import Agent
 from agents.heuristics import best_exchange, value_function
 from agents.specs import make_agent
-from commerce_env.engine.actions import EXCHANGE
-from commerce_env.engine.base import HORSE
+from commerce_env.engine.actions import EXCHANGE, KNOCK
+from commerce_env.engine.base import HORSE, WIDOW_CHOICE
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
 
-KINDS = ("which", "whether", "duel", "horse")
+KINDS = ("which", "whether", "knock", "blind", "duel", "horse")
 
 
 def parse_swap(text: str) -> tuple[str, str]:
@@ -85,6 +89,13 @@ class SwapAgent(Agent):
             return mine
         if self.kind == "duel":
             return self.other.act(view) if sum(not out for out in view.out) == 2 else mine
+        if self.kind == "blind":
+            return self.other.act(view) if view.phase == WIDOW_CHOICE else mine
+        if self.kind == "knock":
+            if KNOCK not in view.legal_actions or view.phase == WIDOW_CHOICE:
+                return mine
+            theirs = self.other.act(view)
+            return theirs if (theirs == KNOCK) != (mine == KNOCK) else mine
         exchanges = [a for a in view.legal_actions if a >= EXCHANGE]
         if not exchanges:
             return mine

@@ -12,8 +12,8 @@ from agents.play import play_game
 from agents.specs import make_agent
 from benchmarks.decision_swap import SwapAgent, main, only_exchanges, parse_swap
 from commerce_env.engine import new_game
-from commerce_env.engine.actions import EXCHANGE
-from commerce_env.engine.base import HORSE
+from commerce_env.engine.actions import EXCHANGE, KNOCK
+from commerce_env.engine.base import HORSE, WIDOW_CHOICE
 from commerce_env.rules import make_rules
 
 
@@ -78,6 +78,29 @@ def test_whether_plays_the_other_only_where_the_kinds_differ():
             assert action == other
         else:
             assert action == mine
+
+
+def test_knock_plays_the_other_only_where_one_of_them_knocks():
+    # R6.3, R6.4: knock against exchange or pass.
+    calls, other_calls, played, swap = swapped_games("knock", "widow", games=10)
+    theirs = {id(view): action for view, action in other_calls}
+    assert swap.swapped > 0
+    for (view, mine), action in zip(calls, played, strict=True):
+        other = theirs.get(id(view))
+        if other is not None and (other == KNOCK) != (mine == KNOCK):
+            assert action == other
+        else:
+            assert action == mine
+    assert all(view.phase != WIDOW_CHOICE for view, _ in other_calls)
+
+
+def test_blind_swap_touches_only_the_widow_dealers_choice():
+    # R6.2: take the widow or keep the hand, unseen.
+    calls, other_calls, played, _ = swapped_games("blind", "widow", games=10)
+    assert other_calls and all(view.phase == WIDOW_CHOICE for view, _ in other_calls)
+    theirs = {id(view): action for view, action in other_calls}
+    for (view, mine), action in zip(calls, played, strict=True):
+        assert action == (theirs[id(view)] if view.phase == WIDOW_CHOICE else mine)
 
 
 def test_horse_swap_touches_only_the_horse():
