@@ -135,8 +135,10 @@ def check_spec(spec: Any) -> None:
 def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None = None, **kwargs: Any) -> Agent:
     """An agent from a spec: a built-in name (``random``, ``greedy``, ``expected_value``,
     ``search``), a learned model (``model:<path>`` or ``<path>.json``, checked against
-    ``variant`` and ``num_players`` when given), a mapping ``{"agent": spec, **arguments}``,
-    or an :class:`Agent`, returned as it is."""
+    ``variant`` and ``num_players`` when given), a mapping ``{"agent": spec, **arguments}``
+    or its command-line text (``"search(worlds=96)"``, :func:`read_spec`), or an
+    :class:`Agent`, returned as it is."""
+    spec = read_spec(spec)
     if isinstance(spec, Agent):
         if kwargs:
             raise ValueError(f"arguments {sorted(kwargs)} given for the agent object {spec!r}")

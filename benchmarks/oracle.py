@@ -3,8 +3,11 @@
 The *oracle* is ``search`` that breaks R11 on purpose: instead of sampling
 worlds consistent with what its seat knows, it searches the true deal (every
 hand, the widow, the stock in its order).  Its greedy rollouts are then
-deterministic, so one world is all it needs, and it takes the plain argmax
-(no prior to fall back on: it knows).  It plays the arena's standard lineup
+deterministic, so one world is all it needs.  It plays ``expected_value``'s
+choice unless the true deal shows another action strictly better: where
+every action leads to the same end (a deal it cannot win whatever it does,
+if everyone then played ``greedy``), a plain argmax would take the first
+action, a knock, and give up a deal that real opponents might still lose.  It plays the arena's standard lineup
 (the oracle in one seat, the opponent in the others, every seating, duplicate
 deals), and its margin over ``search`` bounds what better knowledge of the
 hidden cards (sharper beliefs, a learned opponent model) could add to a
@@ -28,7 +31,7 @@ from typing import Any
 import agents.play as play
 from agents.arena import run_arena
 from agents.search import SearchAgent
-from commerce_env.engine.base import Game
+from commerce_env.engine.base import HORSE, Game
 from commerce_env.view import SeatView
 
 _TABLE: dict[str, Game] = {}  # the game being played, while oracle_table() is on
@@ -65,20 +68,29 @@ def oracle_table() -> Iterator[None]:
 
 
 class OracleSearch(SearchAgent):
-    """``search`` over the true deal: one world, the plain argmax."""
+    """``search`` over the true deal: one world; ``expected_value``'s choice unless another
+    action is strictly better there."""
 
     name = "oracle"
 
     def __init__(self, seed: int | None = None):
-        super().__init__(worlds=1, prior=False, seed=seed)
+        super().__init__(worlds=1, seed=seed)
 
     def act(self, view: SeatView) -> int:
         game = _TABLE.get("game")
         if game is None or game.current_player != view.seat:
             raise RuntimeError("the oracle plays only inside benchmarks.oracle.oracle_table(), "
                                "at the game whose seat view it is given")
+        default = self.prior.act(view)
+        if len(view.legal_actions) == 1 or view.phase == HORSE:  # R9.4: after the deal, as search
+            return default
         fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(SeatView)}
-        return super().act(OracleView(**fields, game=game))
+        results = self.evaluate(OracleView(**fields, game=game), (default,))
+        self.last_values = {a: float(v.mean()) for a, v in results.items()}
+        best = max(self.last_values.values())
+        if self.last_values[default] >= best:
+            return default
+        return min(a for a, value in self.last_values.items() if value >= best)
 
 
 def oracle_margins(variant: str, opponents: list[str], games: int, seed: int, workers: int) -> list[dict]:

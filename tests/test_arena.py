@@ -13,7 +13,8 @@ from agents.arena import MAX_SEATINGS, agent_names, base_table, rotation, run_ar
 from agents.base import Agent
 from agents.evaluate import evaluate_agent
 from agents.heuristics import GreedyAgent
-from agents.specs import parse_spec, spec_name
+from agents.search import SearchAgent
+from agents.specs import make_agent, parse_spec, spec_name
 
 
 def _named(agent, name):
@@ -312,6 +313,16 @@ def test_python_takes_the_command_lines_text_for_an_agent_with_arguments():
         evaluate_agent("search(wrlds=2)", ["greedy"], variant="widow", deals=4)
     with pytest.raises(ValueError, match="search\\(worlds\\)"):
         run_arena(["search(worlds)", "greedy"], deals=4, progress=False)
+
+
+def test_make_agent_takes_the_command_lines_text_too():
+    # what builds one agent reads "search(worlds=3)" as the arena does (benchmarks.decision_swap's --model)
+    agent = make_agent("search(worlds=3, margin=2.0)")
+    assert isinstance(agent, SearchAgent) and (agent.worlds, agent.margin) == (3, 2.0)
+    model = make_agent("model:models/widow(search=false)", variant="widow", num_players=4)
+    assert model.search is None
+    with pytest.raises(ValueError, match="wrlds"):
+        make_agent("search(wrlds=3)")
 
 
 @given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True).filter(lambda key: key != "agent"),
