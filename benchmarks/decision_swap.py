@@ -35,6 +35,7 @@ from agents.arena import run_arena
 from agents.base import Agent
 from agents.heuristics import best_exchange, value_function
 from agents.specs import make_agent
+from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine.actions import EXCHANGE, KNOCK
 from commerce_env.engine.base import HORSE, WIDOW_CHOICE
 from commerce_env.rules import Rules
@@ -123,12 +124,7 @@ def swap_run(model: str, swap: str | None, opponent: str, variant: str, games: i
         learner = SwapAgent(base, make_agent(other, variant=variant, num_players=4), kind)
     result = run_arena([learner, opponent], variant=variant, games=games, seed=seed, workers=workers,
                        progress=False)
-    pair = result["pairwise"][0]
-    sign = 1.0 if pair["a"] == "model" else -1.0
-    low, high = sorted(sign * x for x in pair["ci95"])
-    return {"swap": swap or "none", "margin": sign * pair["mean_difference"], "ci95": [low, high],
-            "p_value": pair["p_value"], "games": result["games"], "groups": result["groups"],
-            "warnings": result["warnings"]}
+    return {"swap": swap or "none", **margin_row(result, "model")}
 
 
 class _Named(Agent):
@@ -162,17 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         parse_swap(swap)  # every bad swap is named before anything runs
     print(f"{args.variant}: {args.model} (with each swap) minus {args.opponent}, per deal, 95% intervals, "
           f"arena seed {args.seed}")
-    print("| swap | margin | 95% CI | p | games |")
-    print("|---|---:|---|---:|---:|")
-    warnings: set[str] = set()
-    for swap in [None, *args.swaps]:
-        row = swap_run(args.model, swap, args.opponent, args.variant, args.games, args.seed, args.workers)
-        low, high = row["ci95"]
-        print(f"| {row['swap']} | {row['margin']:+.3f} | [{low:+.3f}, {high:+.3f}] | {row['p_value']:.2g} "
-              f"| {row['games']} |", flush=True)
-        warnings.update(row["warnings"])
-    for warning in sorted(warnings):
-        print(warning)
+    rows = (swap_run(args.model, swap, args.opponent, args.variant, args.games, args.seed, args.workers)
+            for swap in [None, *args.swaps])
+    print_rows("swap", ((row["swap"], row) for row in rows))
     return 0
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import agents.play as play
 from agents.arena import run_arena
 from agents.search import SearchAgent
+from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.view import SeatView
 
@@ -95,18 +96,10 @@ class OracleSearch(SearchAgent):
 
 def oracle_margins(variant: str, opponents: list[str], games: int, seed: int, workers: int) -> list[dict]:
     """The oracle minus each opponent per deal (or match), the standard lineup."""
-    rows = []
     with oracle_table():
-        for opponent in opponents:
-            result = run_arena([OracleSearch(), opponent], variant=variant, games=games, seed=seed,
-                               workers=workers, progress=False)
-            pair = result["pairwise"][0]
-            sign = 1.0 if pair["a"] == "oracle" else -1.0
-            rows.append({"opponent": opponent, "margin": sign * pair["mean_difference"],
-                         "ci95": sorted(sign * x for x in pair["ci95"]),
-                         "ci99": sorted(sign * x for x in pair["ci99"]), "p_value": pair["p_value"],
-                         "games": result["games"], "groups": result["groups"], "warnings": result["warnings"]})
-    return rows
+        return [{"opponent": opponent, **margin_row(run_arena([OracleSearch(), opponent], variant=variant, games=games,
+                                                             seed=seed, workers=workers, progress=False), "oracle")}
+                for opponent in opponents]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,16 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"{args.variant}: the oracle (search over the true deal) minus each opponent, per deal, "
           f"arena seed {args.seed}")
-    print("| opponent | margin | 95% CI | 99% CI | p | games |")
-    print("|---|---:|---|---|---:|---:|")
-    warnings: set[str] = set()
-    for row in oracle_margins(args.variant, args.opponents, args.games, args.seed, args.workers):
-        (l95, h95), (l99, h99) = row["ci95"], row["ci99"]
-        print(f"| {row['opponent']} | {row['margin']:+.3f} | [{l95:+.3f}, {h95:+.3f}] | [{l99:+.3f}, {h99:+.3f}] "
-              f"| {row['p_value']:.2g} | {row['games']} |", flush=True)
-        warnings.update(row["warnings"])
-    for warning in sorted(warnings):
-        print(warning)
+    rows = oracle_margins(args.variant, args.opponents, args.games, args.seed, args.workers)
+    print_rows("opponent", ((row["opponent"], row) for row in rows))
     return 0
 
 
