@@ -14,6 +14,11 @@ hidden cards (sharper beliefs, a learned opponent model) could add to a
 greedy-rollout search: if even the oracle is level with ``search``, the
 headroom is in the play after the decision, not in the cards.
 
+``--swaps knock which`` says where that room is: ``search`` that hands one
+kind of decision to the oracle (``benchmarks.decision_swap``'s kinds: which
+exchange, whether to exchange, knock, the widow dealer's blind choice) and
+makes the rest itself, on the same deals as the oracle and ``search``.
+
 A probe, never an agent: it is not in the agent registry, and it plays only
 inside :func:`oracle_table`, which hands it the game it sits at (agents are
 otherwise given seat views only, ``agents.play``).
@@ -31,6 +36,7 @@ from typing import Any
 import agents.play as play
 from agents.arena import run_arena
 from agents.search import SearchAgent
+from benchmarks.decision_swap import KINDS, SwapAgent
 from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.view import SeatView
@@ -102,6 +108,20 @@ def oracle_margins(variant: str, opponents: list[str], games: int, seed: int, wo
                 for opponent in opponents]
 
 
+def swap_margins(variant: str, kinds: list[str], opponent: str, games: int, seed: int,
+                 workers: int) -> list[dict]:
+    """``search`` with the oracle's choice in one kind of decision, minus ``opponent`` per deal."""
+    rows = []
+    with oracle_table():
+        for kind in kinds:
+            learner = SwapAgent(SearchAgent(), OracleSearch(), kind)
+            learner.name = f"search, the oracle's {kind}"
+            result = run_arena([learner, opponent], variant=variant, games=games, seed=seed, workers=workers,
+                               progress=False)
+            rows.append({"opponent": opponent, "kind": kind, **margin_row(result, learner.name)})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="widow")
@@ -109,11 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=480)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--swaps", nargs="*", default=[], choices=KINDS,
+                        help="also search with the oracle's choice in one kind of decision, against each opponent")
     args = parser.parse_args(argv)
     print(f"{args.variant}: the oracle (search over the true deal) minus each opponent, per deal, "
           f"arena seed {args.seed}")
     rows = oracle_margins(args.variant, args.opponents, args.games, args.seed, args.workers)
     print_rows("opponent", ((row["opponent"], row) for row in rows))
+    for opponent in args.opponents if args.swaps else []:
+        print(f"\n`search` with the oracle's choice in one kind of decision, minus {opponent}")
+        swaps = swap_margins(args.variant, args.swaps, opponent, args.games, args.seed, args.workers)
+        print_rows("the oracle's", ((row["kind"], row) for row in swaps))
     return 0
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from agents.heuristics import ExpectedValueAgent, GreedyAgent
 from agents.play import play_game
+from agents.search import SearchAgent
 from commerce_env.cards import make_pack, parse_cards
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import KEEP_HAND, KNOCK
@@ -101,3 +102,29 @@ def test_main_prints_the_margin_table(capsys):
     assert main(["--variant", "widow", "--games", "24", "--opponents", "greedy", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "| greedy |" in out and "not meaningful" in out  # 24 matches: too few groups, said so
+
+
+def test_search_with_the_oracles_knocks_knocks_where_the_oracle_sees_the_win():
+    # R6.4: the deal of the test above; search, blind to seat 2's sevens, plays on, and the swap
+    # hands the knock (only) to the oracle.
+    from benchmarks.decision_swap import SwapAgent
+    from benchmarks.oracle import swap_margins
+    from commerce_env.view import seat_view
+
+    pack = widow_deal({1: "2C 3C 9H", 2: "7D 7S 2H", 3: "4D 5H 8S", 0: "2S 4H 9D"}, "7C 7H KS")
+    game = new_game(make_rules("widow"), 4, decks=[pack], dealer=0, rng=random.Random(0))
+    game.apply(KEEP_HAND)
+    view = seat_view(game, 1)
+    assert SearchAgent(seed=0).act(view) != KNOCK
+    with oracle_table():
+        _TABLE["game"] = game
+        assert SwapAgent(SearchAgent(seed=0), OracleSearch(), "knock").act(view) == KNOCK
+    rows = swap_margins("widow", ["knock"], "greedy", 24, 1, 1)
+    assert [row["kind"] for row in rows] == ["knock"] and rows[0]["games"] >= 24
+
+
+def test_main_prints_the_swap_table(capsys):
+    assert main(["--variant", "widow", "--games", "24", "--opponents", "greedy", "--workers", "1",
+                 "--swaps", "blind"]) == 0
+    out = capsys.readouterr().out
+    assert "oracle's choice in one kind of decision" in out and "| blind |" in out
