@@ -35,6 +35,7 @@ from typing import Any
 
 import agents.play as play
 from agents.arena import run_arena
+from agents.heuristics import best_exchange, value_function
 from agents.search import SearchAgent
 from benchmarks.decision_swap import KINDS, SwapAgent
 from benchmarks.margin_table import margin_row, print_rows
@@ -91,6 +92,9 @@ class OracleSearch(SearchAgent):
         default = self.prior.act(view)
         if len(view.legal_actions) == 1 or view.phase == HORSE:  # R9.4: after the deal, as search
             return default
+        if default not in view.legal_actions:  # a view narrowed to the exchanges (--swaps which)
+            default = best_exchange(view.hand, view.table, list(view.legal_actions),
+                                    value_function(view.engine, view.rules.combinations))[0]
         fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(SeatView)}
         results = self.evaluate(OracleView(**fields, game=game), (default,))
         self.last_values = {a: float(v.mean()) for a, v in results.items()}
@@ -109,17 +113,16 @@ def oracle_margins(variant: str, opponents: list[str], games: int, seed: int, wo
 
 
 def swap_margins(variant: str, kinds: list[str], opponent: str, games: int, seed: int,
-                 workers: int) -> list[dict]:
-    """``search`` with the oracle's choice in one kind of decision, minus ``opponent`` per deal."""
-    rows = []
-    with oracle_table():
-        for kind in kinds:
-            learner = SwapAgent(SearchAgent(), OracleSearch(), kind)
-            learner.name = f"search, the oracle's {kind}"
+                 workers: int) -> Iterator[dict]:
+    """``search`` with the oracle's choice in one kind of decision, minus ``opponent`` per deal
+    (one row per kind, as each is played)."""
+    for kind in kinds:
+        learner = SwapAgent(SearchAgent(), OracleSearch(), kind)
+        learner.name = f"search, the oracle's {kind}"
+        with oracle_table():
             result = run_arena([learner, opponent], variant=variant, games=games, seed=seed, workers=workers,
                                progress=False)
-            rows.append({"opponent": opponent, "kind": kind, **margin_row(result, learner.name)})
-    return rows
+        yield {"opponent": opponent, "kind": kind, **margin_row(result, learner.name)}
 
 
 def main(argv: list[str] | None = None) -> int:

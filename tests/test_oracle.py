@@ -119,8 +119,8 @@ def test_search_with_the_oracles_knocks_knocks_where_the_oracle_sees_the_win():
     with oracle_table():
         _TABLE["game"] = game
         assert SwapAgent(SearchAgent(seed=0), OracleSearch(), "knock").act(view) == KNOCK
-    rows = swap_margins("widow", ["knock"], "greedy", 24, 1, 1)
-    assert [row["kind"] for row in rows] == ["knock"] and rows[0]["games"] >= 24
+    rows = list(swap_margins("widow", ["knock", "which"], "greedy", 24, 1, 1))
+    assert [row["kind"] for row in rows] == ["knock", "which"] and rows[0]["games"] >= 24
 
 
 def test_main_prints_the_swap_table(capsys):
@@ -128,3 +128,27 @@ def test_main_prints_the_swap_table(capsys):
                  "--swaps", "blind"]) == 0
     out = capsys.readouterr().out
     assert "oracle's choice in one kind of decision" in out and "| blind |" in out
+
+
+def test_the_oracle_picks_an_exchange_when_shown_only_the_exchanges():
+    # decision_swap's "which" shows only the exchanges (R6.3); expected_value, the oracle's
+    # prior, may still answer with another action (a stand); the oracle then starts from the
+    # exchange leaving the best hand, and answers with an exchange (a bug: it rolled out the stand).
+    from benchmarks.decision_swap import only_exchanges
+    from commerce_env.view import seat_view
+
+    found = 0
+    for g in range(40):
+        game = new_game(make_rules("widow"), 4, rng=random.Random(g))
+        greedy = GreedyAgent()
+        while not game.over and found < 3:
+            view = seat_view(game, game.current_player)
+            if view.phase == ACT and len(view.legal_actions) > 3:
+                narrowed = only_exchanges(view)
+                if ExpectedValueAgent().act(narrowed) not in narrowed.legal_actions:
+                    with oracle_table():
+                        _TABLE["game"] = game
+                        assert OracleSearch().act(narrowed) in narrowed.legal_actions
+                    found += 1
+            game.apply(greedy.act(view))
+    assert found >= 1
