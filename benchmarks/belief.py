@@ -249,8 +249,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _group_margins(result: dict, name: str) -> np.ndarray:
     """Per duplicate group: ``name``'s mean per deal minus the other agent's."""
-    other = next(a for a in result["agents"] if a != name)
-    return np.asarray(result["agents"][name]["group_means"]) - np.asarray(result["agents"][other]["group_means"])
+    from benchmarks.seeds import margins
+
+    return margins({"result": result}, name, next(a for a in result["agents"] if a != name))
 
 
 def _paired(differences: np.ndarray) -> tuple[float, float, float, float]:
