@@ -189,6 +189,11 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
             lines += [f"The built-in table is the one made by `{made['command']}` (seed {made['seed']}"
                       f"{'; quick' if made['quick'] else ''}; versions: {_versions(made['versions'])}); "
                       "this command replayed only the model.", ""]
+        if "model_made" in section:
+            made = section["model_made"]
+            lines += [f"The shipped model's games are the ones made by `{made['command']}` (seed {made['seed']}"
+                      f"{'; quick' if made['quick'] else ''}; versions: {_versions(made['versions'])}); "
+                      "this command replayed only the built-in table.", ""]
         lines += [f"Built-in agents at one table: {table['games']} games in "
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
                   f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
@@ -244,15 +249,41 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     return "\n".join(lines)
 
 
+MADE = ("command", "seed", "quick", "versions")  # what says which command made a part of a section
+
+
+def saved_section(out: Path, variant: str, option: str) -> dict[str, Any]:
+    """``variant``'s saved section, for ``option`` (``--model-only``, ``--table-only``) to keep a part of."""
+    path = out / variant / "section.json"
+    if not path.is_file():
+        raise ValueError(f"{option}: no saved section at {path}; run without {option} first")
+    return json.loads(path.read_text())
+
+
 def saved_table(out: Path, variant: str) -> dict[str, Any]:
     """The built-in table of ``variant``'s saved section, with the command and versions that made it
     (``--model-only`` replays only the model)."""
-    path = out / variant / "section.json"
-    if not path.is_file():
-        raise ValueError(f"--model-only: no saved section at {path}; run without --model-only first")
-    saved = json.loads(path.read_text())
-    made = saved.get("built_in_made") or {k: saved[k] for k in ("command", "seed", "quick", "versions")}
+    saved = saved_section(out, variant, "--model-only")
+    made = saved.get("built_in_made") or {k: saved[k] for k in MADE}
     return {"built_in": saved["built_in"], "built_in_made": made}
+
+
+def saved_model(out: Path, variant: str, models: Path) -> dict[str, Any]:
+    """The model's games of ``variant``'s saved section, with the command and versions that made them
+    (``--table-only`` replays only the built-in table); nothing if that section had no model.  Refused
+    when ``models`` now holds other weights than the ones those games played: the page would name a
+    model it did not measure."""
+    saved = saved_section(out, variant, "--table-only")
+    folder = model_folder(variant, models)
+    shipped = json.loads((folder / "model.json").read_text()).get("weights_sha256") if folder else None
+    played = (saved.get("model_file") or {}).get("weights_sha256") if "model" in saved else None
+    if shipped != played:
+        raise ValueError(f"--table-only: {variant}'s saved model games played weights {played or 'none'}, "
+                         f"but {models / variant} holds {shipped or 'no model'}; run without --table-only")
+    if "model" not in saved:
+        return {}
+    made = saved.get("model_made") or {k: saved[k] for k in MADE}
+    return {"model": saved["model"], "model_file": saved.get("model_file"), "model_made": made}
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -267,14 +298,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     command = " ".join(["python -m benchmarks.suite", *args.argv])
     report: dict[str, Any] = {"command": command, "seed": args.seed, "quick": args.quick, "variants": {}}
+    kept = {v: saved_model(out, v, Path(args.models)) for v in args.variants} if args.table_only else {}
     for variant in args.variants:
         began = time.monotonic()
         if args.model_only:  # the built-in agents did not change: their saved table, with what made it
             section = saved_table(out, variant)
         else:
             print(f"benchmark: {variant}: built-in agents", file=sys.stderr, flush=True)
-            section = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed, args.workers, out)}
-        folder = model_folder(variant, Path(args.models))
+            section = {"built_in": table_round_robin(variant, sizes["table_games"], args.seed, args.workers, out),
+                       **kept.get(variant, {})}
+        folder = None if args.table_only else model_folder(variant, Path(args.models))
         if folder is not None:
             print(f"benchmark: {variant}: the shipped model", file=sys.stderr, flush=True)
             games = sizes["match_games"] if plays_matches(variant) else sizes["model_games"]
@@ -333,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"{FULL['model_games']} deals, {FULL['match_games']} matches); fewer is said in the table")
     parser.add_argument("--model-only", action="store_true",
                         help="replay only the shipped model; keep each variant's saved built-in table")
+    parser.add_argument("--table-only", action="store_true",
+                        help="replay only the built-in table; keep each variant's saved model games")
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
     parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
@@ -342,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="play nothing: rewrite the page and the README headline from the saved sections")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    if args.model_only and args.table_only:
+        parser.error("--model-only and --table-only: each replays what the other keeps; give one")
     out = Path(args.out)
     if args.write_only:
         if not saved_sections(out):

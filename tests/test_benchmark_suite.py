@@ -93,6 +93,47 @@ def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_pat
     assert f"`{meta['weights_sha256'][:12]}`" in text  # the page says which model file it played
 
 
+def test_table_only_replays_the_built_in_table_and_keeps_the_saved_model_games(tmp_path, models, monkeypatch):
+    monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
+    monkeypatch.setattr(suite, "BUILT_IN", ("greedy", "random"))
+    out, md, readme = tmp_path / "bench", tmp_path / "benchmark.md", tmp_path / "README.md"
+    common = ["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(readme),
+              "--models", str(models), "--out", str(out), "--markdown", str(md)]
+    assert suite.main(["--table-only", *common]) == 2  # nothing saved yet: refused, nothing written
+    assert not md.exists() and not out.exists()
+    assert suite.main(["--seed", "4", *common]) == 0
+    first = json.loads((out / "old_game" / "section.json").read_text())
+    calls = []
+    monkeypatch.setattr(suite, "model_versus", lambda *a, **k: calls.append(a))
+    assert suite.main(["--table-only", "--seed", "6", *common]) == 0
+    assert calls == []  # the model was not played again
+    second = json.loads((out / "old_game" / "section.json").read_text())
+    assert second["model"] == first["model"] and second["model_file"] == first["model_file"]
+    assert second["model_made"]["seed"] == 4 and second["seed"] == 6 and "built_in_made" not in second
+    assert second["built_in"]["seed"] == 6 and second["built_in"] != first["built_in"]  # played anew
+    text = md.read_text()
+    assert "replayed only the built-in table" in text and "--seed 4" in text and "--seed 6" in text
+    # Other weights in models/ than the saved games played: refused by name, nothing changed.
+    meta_path = models / "old_game" / "model.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "weights_sha256": "0" * 64}))
+    page = md.read_text()
+    with pytest.raises(SystemExit):  # both options at once: argparse refuses
+        suite.main(["--table-only", "--model-only", *common])
+    assert suite.main(["--table-only", "--seed", "8", *common]) == 2
+    assert json.loads((out / "old_game" / "section.json").read_text()) == second and md.read_text() == page
+
+
+def test_table_only_refusal_names_the_two_weights(tmp_path, models):
+    out = tmp_path / "bench"
+    (out / "old_game").mkdir(parents=True)
+    (out / "old_game" / "section.json").write_text(json.dumps(
+        {"built_in": {}, "model": {}, "model_file": {"weights_sha256": "abc"}, "command": "c", "seed": 1,
+         "quick": True, "versions": {}}))
+    with pytest.raises(ValueError, match="played weights abc, but .*old_game holds [0-9a-f]{64}"):
+        suite.saved_model(out, "old_game", models)
+
+
 def test_shortfalls_name_every_opponent_the_model_does_not_beat_and_why():
     def row(low, high, games):
         return {"difference": (low + high) / 2, "ci95": [low, high], "ci99": [low, high], "p_value": 0.5,
