@@ -257,6 +257,8 @@ class ExpectedValueAgent(Agent):
         # The chance to win decides when to stop; the choice of exchange weighs all that is at stake.
         # A stand leaves the others drawing for a while (R8.2-R8.3), so a gaining exchange comes first.
         first = not knock and gain
+        if exchanges and not any(a in legal for a in (KNOCK, STAND, PASS)):  # an exchange it must make
+            return exchanges[best]
         if phase != LAST_EXCHANGE and not first and outlook.win_now >= threshold:
             return KNOCK if knock else STAND
         # While turns remain, an exchange that loses nothing keeps the hand drawing (R8.2: a

@@ -35,7 +35,6 @@ from typing import Any
 
 import agents.play as play
 from agents.arena import run_arena
-from agents.heuristics import best_exchange, value_function
 from agents.search import SearchAgent
 from benchmarks.decision_swap import KINDS, SwapAgent
 from benchmarks.margin_table import margin_row, print_rows
@@ -92,9 +91,6 @@ class OracleSearch(SearchAgent):
         default = self.prior.act(view)
         if len(view.legal_actions) == 1 or view.phase == HORSE:  # R9.4: after the deal, as search
             return default
-        if default not in view.legal_actions:  # a view narrowed to the exchanges (--swaps which)
-            default = best_exchange(view.hand, view.table, list(view.legal_actions),
-                                    value_function(view.engine, view.rules.combinations))[0]
         fields = {f.name: getattr(view, f.name) for f in dataclasses.fields(SeatView)}
         results = self.evaluate(OracleView(**fields, game=game), (default,))
         self.last_values = {a: float(v.mean()) for a, v in results.items()}

@@ -122,6 +122,27 @@ def test_only_exchanges_masks_the_rest():
     assert set(map(int, view.action_mask.nonzero()[0])) == set(view.legal_actions)
 
 
+@pytest.mark.parametrize("variant", ["widow", "old_game", "pool"])
+def test_expected_value_answers_an_exchange_when_only_exchanges_are_legal(variant):
+    # R6.3, R8.2: shown only the exchanges (the "which" swap), it must pick one of them,
+    # even where it would have stopped (a stand is not an action of the widow game at all)
+    from agents.heuristics import ExpectedValueAgent
+    from commerce_env.view import seat_view
+
+    agent, asked = ExpectedValueAgent(), 0
+    for g in range(12):
+        game = new_game(make_rules(variant), 4, rng=random.Random(g))
+        game.stop_after_deal()
+        while not game.over:
+            view = seat_view(game, game.current_player)
+            if any(a >= EXCHANGE for a in view.legal_actions) and view.phase != WIDOW_CHOICE:
+                narrowed = only_exchanges(view)
+                assert agent.act(narrowed) in narrowed.legal_actions
+                asked += 1
+            game.apply(agent.act(view))
+    assert asked > 20
+
+
 @pytest.mark.parametrize("text", ["which", "which:", "peek:search", ":greedy"])
 def test_bad_swap_is_named(text):
     with pytest.raises(ValueError, match="swap"):
