@@ -69,12 +69,19 @@ def test_a_readme_without_the_headline_markers_is_left_alone(tmp_path):
     assert not suite.update_readme(readme, {})
 
 
-def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_path, models, monkeypatch):
+@pytest.fixture
+def small_suite(tmp_path, models, monkeypatch):
+    """A two-agent, quick suite over the old game: (out folder, page, the common arguments)."""
     monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
     monkeypatch.setattr(suite, "BUILT_IN", ("greedy", "random"))
     out, md, readme = tmp_path / "bench", tmp_path / "benchmark.md", tmp_path / "README.md"
     common = ["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(readme),
               "--models", str(models), "--out", str(out), "--markdown", str(md)]
+    return out, md, common
+
+
+def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(small_suite, models, monkeypatch):
+    out, md, common = small_suite
     assert suite.main(["--model-only", *common]) == 2  # nothing saved yet: refused, nothing written
     assert not md.exists()
     assert suite.main(["--seed", "4", *common]) == 0
@@ -93,12 +100,9 @@ def test_model_only_replays_the_model_and_keeps_the_saved_built_in_table(tmp_pat
     assert f"`{meta['weights_sha256'][:12]}`" in text  # the page says which model file it played
 
 
-def test_table_only_replays_the_built_in_table_and_keeps_the_saved_model_games(tmp_path, models, monkeypatch):
-    monkeypatch.setattr(suite, "QUICK", {"table_games": 24, "model_games": 8, "match_games": 8})
-    monkeypatch.setattr(suite, "BUILT_IN", ("greedy", "random"))
-    out, md, readme = tmp_path / "bench", tmp_path / "benchmark.md", tmp_path / "README.md"
-    common = ["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(readme),
-              "--models", str(models), "--out", str(out), "--markdown", str(md)]
+def test_table_only_replays_the_built_in_table_and_keeps_the_saved_model_games(small_suite, models,
+                                                                              monkeypatch):
+    out, md, common = small_suite
     assert suite.main(["--table-only", *common]) == 2  # nothing saved yet: refused, nothing written
     assert not md.exists() and not out.exists()
     assert suite.main(["--seed", "4", *common]) == 0
