@@ -323,10 +323,17 @@ def batched_agent(spec: Any, rules: Rules | None = None, num_players: int | None
         return BatchedGreedy(spec.quantile, spec.barter)
     if isinstance(spec, LearnedAgent):
         return BatchedPolicy(_network_only(spec))
+    from .specs import read_spec, refuse_trust_arguments
+
+    spec = read_spec(spec)  # "greedy(quantile=0.7)" as on the command line
     kwargs: dict[str, Any] = {}
     if isinstance(spec, Mapping):
+        refuse_trust_arguments(spec, spec)  # a spec is data: it cannot make a loader unpickle
         kwargs = dict(spec)
-        spec = kwargs.pop("agent", None)
+        spec = read_spec(kwargs.pop("agent", None))
+        if isinstance(spec, Mapping):  # {agent: "greedy(quantile=0.7)", ...}
+            kwargs = {**{k: v for k, v in spec.items() if k != "agent"}, **kwargs}
+            spec = spec["agent"]
     if isinstance(spec, str) and spec.startswith("model:"):
         from .learned import load_agent
 

@@ -22,6 +22,22 @@ MODEL_PREFIX = "model:"
 OPENSPIEL_PREFIX = "openspiel:"  # an OpenSpiel bot (extra openspiel), see agents/openspiel.py
 SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {agent: name, ...arguments} "
               "or an Agent")
+# Arguments that widen what a loader trusts.  A spec is data (spec text, a config, a rules file, a web
+# request) and data cannot vouch for a file: these are Python keyword arguments of load_agent /
+# make_agent only, never read from a spec.
+TRUST_ARGUMENTS = frozenset({"trust_sb3_zip"})
+
+
+def refuse_trust_arguments(arguments: Mapping[str, Any], spec: Any) -> None:
+    """Raise ``ValueError`` naming ``spec`` if its arguments try to widen trust (``trust_sb3_zip``, or
+    any argument named ``trust...``): only code can trust a file, by calling
+    ``load_agent(path, trust_sb3_zip=True)`` itself."""
+    for key in arguments:
+        if isinstance(key, str) and (key in TRUST_ARGUMENTS or key.lower().startswith("trust")):
+            raise ValueError(f"agent spec {spec!r}: the argument {key!r} cannot be given in a spec (spec text, "
+                             "a config, a rules file or a web request cannot make the project unpickle); export "
+                             "a run with `commerce export --run <folder>`, or, for a file you made yourself, call "
+                             "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...) in Python")
 
 
 def short_label(spec: Any) -> str:
@@ -80,6 +96,7 @@ def parse_spec(text: str) -> str | dict[str, Any]:
         if not sep or not key.strip() or key.strip() == "agent":
             raise ValueError(f"bad argument {pair!r} in agent spec {text!r}: expected name=value, "
                              "e.g. search(worlds=96)")
+        refuse_trust_arguments({key.strip(): None}, text)
         try:
             spec[key.strip()] = yaml.safe_load(value)
         except yaml.YAMLError:
@@ -124,7 +141,12 @@ def check_spec(spec: Any) -> None:
     """Raise ``ValueError`` naming ``spec`` unless it has one of the spec forms (nothing is loaded)."""
     if isinstance(spec, Agent):
         return
+    spec = read_spec(spec)
+    if isinstance(spec, Mapping):
+        refuse_trust_arguments(spec, spec)
     name = spec.get("agent") if isinstance(spec, Mapping) else spec
+    if isinstance(name, str) and isinstance(read_spec(name), Mapping):  # {agent: "search(worlds=9)"}
+        name = read_spec(name)["agent"]
     if not isinstance(name, str):
         raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
     if not is_model_spec(name) and not name.startswith(OPENSPIEL_PREFIX) and name not in AGENTS:
@@ -145,6 +167,7 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
         return spec
     if isinstance(spec, Mapping):
         arguments = dict(spec)
+        refuse_trust_arguments(arguments, spec)  # a mapping is data; trust comes only as a keyword below
         name = arguments.pop("agent", None)
         if not isinstance(name, str):
             raise ValueError(f"an agent mapping needs 'agent': <name>, got {dict(spec)!r}")

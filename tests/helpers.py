@@ -3,7 +3,12 @@ that plays canonical action texts through the AEC env while checking each is leg
 
 from __future__ import annotations
 
+import base64
+import json
+import pickle
+import zipfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -127,3 +132,22 @@ def views_through_a_game(variant: str, seed: int, steps: int = 150, tag: str = "
         view = seat_view(game, game.current_player)
         yield view
         game.apply(agent.act(view) if rng.random() < 0.7 else rng.choice(game.legal_actions()))
+
+
+def evil_sb3_zip(path: Path, marker: Path) -> Path:
+    """A stable-baselines3-style zip whose loading runs code: unpickling it writes ``marker``."""
+    payload = base64.b64encode(pickle.dumps(_WritesMarker(str(marker)))).decode()
+    data = {"policy_class": {":type:": "<class 'type'>", ":serialized:": payload}}
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", json.dumps(data))
+    return path
+
+
+class _WritesMarker:
+    """Pickles as a call of ``Path(marker).write_text``: proof that something unpickled it."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path(self.marker).write_text, ("the zip's code ran",))

@@ -334,12 +334,6 @@ def _check_agents(entries: list, key: str, rules: Any, num_players: int, check: 
             check_spec(entry)
         except ValueError as error:
             raise ValueError(f"{check.source}: {where}: {error}") from None
-        if isinstance(entry, dict) and "trust_sb3_zip" in entry:
-            raise ValueError(f"{check.source}: {where}.trust_sb3_zip: a config cannot make the project unpickle "
-                             "(a stable-baselines3 .zip runs the code inside it when loaded); export the model "
-                             "with `commerce export --run <folder> --out <model folder>` and give "
-                             "model:<model folder>, or load a zip you made yourself in Python with "
-                             "agents.learned.load_agent(path, trust_sb3_zip=True, variant=...)")
         try:
             make_agent(entry, variant=rules.variant, num_players=num_players)
         except Exception as error:  # an agent's own check of its arguments, whatever its type
