@@ -228,7 +228,10 @@ class CommerceState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> CommerceState:
         """A state ``player_id`` cannot tell from this one: hidden cards re-dealt by the
-        engine's determinizer; the other seats' past deals become their public record."""
+        engine's determinizer; the other seats' past deals become their public record.
+
+        Between deals (a chance node) the finished deal's unseen cards, its stock included,
+        are re-dealt as well: the world holds what the player knows, nothing more (R11)."""
         rng = random.Random(int(probability_sampler() * 2**53))
         m = self._m
         new = self.get_game().new_initial_state()
@@ -240,8 +243,7 @@ class CommerceState(pyspiel.State):
             world.dealt = tuple(rng.sample(m.pack, len(m.dealt)))
         game = m.game
         if game is not None:
-            world.game = (game.clone() if game.awaiting_pack or game.over
-                          else seat_view(game, player_id).sample_world(rng))
+            world.game = game.clone() if game.over else seat_view(game, player_id).sample_world(rng)
         return new
 
     def __str__(self) -> str:
