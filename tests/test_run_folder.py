@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from commerce_env.files import atomic_write
-from training.run_folder import LOCK, RunFolder
+from training.run_folder import LOCK, MANIFEST, RunFolder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -165,3 +166,62 @@ def test_a_relative_run_folder_records_and_rewrites_its_own_files(tmp_path, monk
         run.record([run.path / "checkpoints" / "state.json"])
         assert run.foreign_files() == []
     assert (tmp_path / "runs" / "x" / "checkpoints" / "state.json").read_text() == "two"
+
+
+@pytest.mark.parametrize("entry", ["../victim.txt", "ABSOLUTE", "sub/../../victim.txt", "link/victim.txt"])
+def test_force_never_deletes_outside_the_run_folder_whatever_the_manifest_says(tmp_path, entry):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not the run's")
+    folder = tmp_path / "run"
+    with RunFolder(folder).locked() as run:
+        run.prepare_new_run()
+        run.write("config.yaml", "a: 1\n")
+    (folder / "link").symlink_to(tmp_path)  # a folder inside that resolves outside
+    entry = str(victim) if entry == "ABSOLUTE" else entry
+    (folder / MANIFEST).write_text(json.dumps({"files": ["config.yaml", entry]}))
+    with pytest.raises(ValueError, match="not a file inside") as error, RunFolder(folder).locked() as run:
+        run.prepare_new_run(force=True)
+    assert repr(entry) in str(error.value)
+    assert victim.read_text() == "not the run's"
+    assert (folder / "config.yaml").exists()  # nothing at all was removed
+
+
+def test_train_force_with_a_forged_manifest_stops_with_a_message(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from training.cli import main
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not the run's")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / MANIFEST).write_text(json.dumps({"files": ["../victim.txt", str(victim)]}))
+    assert main(["demo", "--output", str(folder), "--minutes", "0.05", "--force"]) == 2
+    assert "victim.txt" in capsys.readouterr().err
+    assert victim.read_text() == "not the run's"
+
+
+def test_a_refused_run_leaves_no_lock_and_no_folder_behind(tmp_path):
+    new = tmp_path / "new"
+    with pytest.raises(ValueError, match="refused"), RunFolder(new).locked():
+        raise ValueError("refused")
+    assert not new.exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="notes.txt"), RunFolder(existing).locked() as run:
+        run.prepare_new_run()
+    assert sorted(p.name for p in existing.iterdir()) == ["notes.txt"]
+
+
+def test_a_refused_demo_leaves_a_folder_that_export_can_use(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    from agents.model_files import save_model
+    from training.cli import main
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / MANIFEST).write_text("not json")
+    assert main(["demo", "--output", str(folder), "--minutes", "0.05"]) == 2
+    (folder / MANIFEST).unlink()
+    assert not (folder / LOCK).exists()
+    save_model(folder, {"w": [[0.0]]}, {"variant": "trade_barter"})  # the folder is empty again: a model fits

@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from commerce_env.files import atomic_write, temporary_name_pattern
 
@@ -43,8 +43,12 @@ class RunFolder:
 
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"output {self.path} is a file, not a folder; choose a folder for the run")
+        made_folder = not self.path.exists()
         self.path.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+        lock = self.path / LOCK
+        made_lock = not lock.exists()
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        holding = False
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -52,10 +56,18 @@ class RunFolder:
                 other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
                 raise ValueError(f"{self.path} is in use by another commerce run (pid {other}); wait for it to "
                                  "finish or choose another output folder") from None
+            holding = True
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             self._files = set(self._read_manifest())
             yield self
+        except BaseException:
+            # A run refused or failed: leave the folder as we found it (no lock file, no empty folder of ours).
+            if holding and made_lock:
+                lock.unlink(missing_ok=True)
+            if made_folder and self.path.is_dir() and not any(self.path.iterdir()):
+                self.path.rmdir()
+            raise
         finally:
             os.close(fd)  # closing releases the flock
 
@@ -70,7 +82,24 @@ class RunFolder:
         except (OSError, ValueError, KeyError, TypeError, AssertionError):
             raise ValueError(f"{path} is not a run manifest this project wrote; move it away or choose "
                              "another output folder") from None
+        for entry in files:
+            self._check_inside(entry, path)
         return files
+
+    def _check_inside(self, entry: str, manifest: Path) -> None:
+        """Refuse a manifest entry that could name a file outside the folder: absolute, with ``..``, or
+        under a folder that resolves elsewhere (a symbolic link).  The manifest is only a file on disk:
+        whoever can write it must not be able to make ``--force`` delete anything else."""
+        parts = PurePosixPath(entry).parts
+        inside = (bool(entry) and not PurePosixPath(entry).is_absolute() and not Path(entry).is_absolute()
+                  and ".." not in parts and "\\" not in entry and entry not in OWN)
+        if inside:
+            parent = (self.path / entry).parent.resolve()
+            inside = parent == self.path.resolve() or self.path.resolve() in parent.parents
+        if not inside:
+            raise ValueError(f"{manifest} lists {entry!r}, which is not a file inside {self.path}; nothing was "
+                             "removed: this is not a manifest this project wrote, move it away or choose another "
+                             "output folder")
 
     def record(self, paths: Iterable[str | os.PathLike]) -> None:
         """Add files (absolute, or relative to the folder) to the manifest."""
@@ -127,6 +156,8 @@ class RunFolder:
     def remove_recorded(self) -> None:
         """Delete the files the manifest lists, then the folders that left empty; nothing else."""
         folders = set()
+        for relative in self._files:  # all checked before anything is removed
+            self._check_inside(relative, self.path / MANIFEST)
         for relative in sorted(self._files):
             path = self.path / relative
             if path.is_file() or path.is_symlink():
