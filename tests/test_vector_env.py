@@ -257,3 +257,44 @@ def test_vec_env_end_when_out_gives_each_first_episode_the_same_decisions_and_re
     assert ended_sooner[False] == 0 and ended_sooner[True] > 0
     with pytest.raises(ValueError, match="end_when_out.*1"):
         make_vec_env(variant, 4, 2, opponents=["greedy"], resolver=batched_agent, end_when_out=1)
+
+
+def _twin_envs(num_envs=4):
+    """Two vec envs in the same state, and the lowest legal action of each game."""
+    envs = [make_vec_env("trade_barter", 3, num_envs, opponents=["greedy"], seed=4, resolver=batched_agent)
+            for _ in range(2)]
+    for env in envs:
+        env.reset()
+    return envs, envs[0].action_masks().argmax(axis=1)
+
+
+@pytest.mark.parametrize("make_bad, named", [
+    (lambda legal: legal + 0.7, r"actions\[0\].*\.7"),
+    (lambda legal: np.where(np.arange(len(legal)) == 2, np.nan, legal), r"actions\[2\].*nan"),
+    (lambda legal: np.where(np.arange(len(legal)) == 1, np.inf, legal), r"actions\[1\].*inf"),
+    (lambda legal: np.full(len(legal), 1e300), r"actions\[0\].*1e\+300"),
+    (lambda legal: np.array([str(a) for a in legal]), r"actions\[0\].*'\d+'"),
+    (lambda legal: np.array([None, *legal[1:]], dtype=object), r"actions\[0\].*None"),
+    (lambda legal: legal.astype(bool), r"actions\[0\].*(True|False)"),
+    (lambda legal: legal[:-1], r"actions.*\(3,\)"),
+    (lambda legal: legal.reshape(2, 2), r"actions.*\(2, 2\)"),
+])
+def test_vec_env_refuses_actions_that_are_not_action_numbers(make_bad, named):
+    # Each refused with the bad value (or shape) named, and nothing changes: the env then
+    # steps exactly as its twin that never saw the bad actions.
+    (env, twin), legal = _twin_envs()
+    with pytest.raises(ValueError, match=named):
+        env.step(make_bad(legal))
+    observations, rewards, dones, _ = env.step(legal)
+    expected, expected_rewards, expected_dones, _ = twin.step(legal)
+    np.testing.assert_array_equal(observations, expected)
+    np.testing.assert_array_equal(rewards, expected_rewards)
+    np.testing.assert_array_equal(dones, expected_dones)
+
+
+@pytest.mark.parametrize("convert", [lambda a: a.astype(np.int32), lambda a: a.astype(np.uint8), list,
+                                     lambda a: a.astype(np.float32)])
+def test_vec_env_takes_integer_actions_and_whole_floats(convert):
+    (env, twin), legal = _twin_envs()
+    observations = env.step(convert(legal))[0]
+    np.testing.assert_array_equal(observations, twin.step(legal)[0])

@@ -10,8 +10,9 @@ vector plus the optional ``features``, and ``action_masks()`` for
 MaskablePPO.  The differences: opponents act for all games at once through
 the ``act_batch(engine, games, seats)`` protocol (:mod:`agents.batched`),
 and a learner action that is not legal raises ``ValueError`` (a masked
-policy never takes one).  ``exchange="expected_value"`` narrows the mask as
-``CommerceEnv`` does (:mod:`commerce_env.exchange_limit`).
+policy never takes one), as does one that is not an action number: actions
+are integers, or floats that are whole action numbers (:func:`action_numbers`).
+``exchange="expected_value"`` narrows the mask as ``CommerceEnv`` does (:mod:`commerce_env.exchange_limit`).
 
 With ``end_when_out=True`` a learner's episode ends as soon as the match has
 nothing left for it (``BatchEngine.finished_for``: with counter rewards, out
@@ -62,6 +63,30 @@ from .engine import BatchEngine
 from .features import batch_feature_builders, with_features
 
 MAX_REDEALS = 1000
+
+
+def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
+    """``actions`` as int64 action numbers, one per game, or a ``ValueError`` naming the bad value.
+
+    Taken: an array (or list) of shape ``(num_envs,)`` of integers, or of floats that are
+    whole numbers from 0 to 26 (a policy that returns float actions).  Refused: any other
+    shape, strings, booleans, objects, and floats with a fraction, NaN or infinity, which
+    a cast would silently turn into some other action."""
+    array = np.asarray(actions)
+    if array.shape != (num_envs,):
+        raise ValueError(f"actions must have shape ({num_envs},), one per game, got shape {array.shape}")
+    kind = array.dtype.kind
+    if kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if kind == "f":
+        whole = (array >= 0) & (array < NUM_ACTIONS) & (array == np.floor(array))  # False where NaN
+        if whole.all():
+            return array.astype(np.int64)
+        bad = int(np.flatnonzero(~whole)[0])
+        raise ValueError(f"actions[{bad}] = {array[bad].item()!r} is not an action number from 0 to "
+                         f"{NUM_ACTIONS - 1}")
+    first = array.tolist()[0]
+    raise ValueError(f"actions must be integers, got {array.dtype} values: actions[0] = {first!r}")
 
 
 class _UniformRandom:
@@ -241,7 +266,8 @@ class BatchVecEnv(VecEnv):
         return self._observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        """One action number per game: see :func:`action_numbers`."""
+        self._actions = action_numbers(actions, self.num_envs)
 
     def step_wait(self):
         engine = self.engine
