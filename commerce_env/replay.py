@@ -101,10 +101,16 @@ def record_game(game: Game, names: Sequence[str] | None = None) -> dict[str, Any
 
 # ----------------------------------------------------------------- files
 def write_records(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
-    """Write records as JSON lines to a new file (an existing file is never overwritten)."""
-    with open(path, "x", encoding="utf-8") as out:
-        for record in records:
-            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+    """Write records as JSON lines to a new file, all or nothing (an existing file is never overwritten,
+    and a full folder leaves no truncated file that a second try would refuse to replace)."""
+    from .files import atomic_write, writing_to
+
+    text = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
+    with writing_to(Path(path).parent):
+        try:
+            atomic_write(path, text, overwrite=False)
+        except FileExistsError:
+            raise ValueError(f"{path} exists; give a new file name") from None
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
