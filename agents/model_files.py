@@ -18,7 +18,7 @@ import numpy as np
 from commerce_env import observation as obs
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.exchange_limit import check_exchange_limit
-from commerce_env.files import atomic_write
+from commerce_env.files import atomic_write, writing_to
 from commerce_env.rules import VARIANTS, Rules, make_rules
 
 FORMAT = "commerce-rl-policy"
@@ -342,6 +342,12 @@ def save_model(folder: str | os.PathLike, weights: Mapping[str, np.ndarray], met
     """
     folder = Path(folder)
     _check_model_folder(folder)
+    with writing_to(folder):
+        return _write_model(folder, weights, meta, use_safetensors)
+
+
+def _write_model(folder: Path, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+                 use_safetensors: bool | None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if use_safetensors is None:
         try:

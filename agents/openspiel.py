@@ -23,6 +23,7 @@ import pyspiel
 
 import commerce_env.openspiel as cos
 from commerce_env.engine.base import Game
+from commerce_env.files import atomic_write, writing_to
 from commerce_env.policies import listens, resolve
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView, pending_text, seat_view
@@ -137,9 +138,8 @@ def save_policy(probabilities: dict[str, list[float]], game: pyspiel.Game, path:
         except ValueError:
             raise ValueError(f"{path} exists and is not a {POLICY_FORMAT} file: not overwritten") from None
     data = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "game": str(game), "policy": probabilities}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data))
-    tmp.replace(path)
+    with writing_to(path.parent):
+        atomic_write(path, json.dumps(data))
 
 
 def load_policy(path: str | Path) -> tuple[TablePolicy, str]:

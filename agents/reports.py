@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from commerce_env.files import atomic_write
+
 OUTPUT_FILES = ("result.json", "report.md", "mean_reward.png")
 
 
@@ -62,18 +64,21 @@ def plot(result: dict, path: str | Path) -> None:
     ax.set_ylabel("mean reward per deal (95% CI)")
     ax.set_title(f"{result['variant']}, {result['num_players']} players, {result['games']} games")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        atomic_write(path, lambda handle: fig.savefig(handle, format="png", dpi=110))
+    finally:
+        plt.close(fig)
 
 
 def write_outputs(result: dict, out_dir: str | Path) -> None:
     """``result.json``, ``report.md`` and ``mean_reward.png`` in ``out_dir`` (each written atomically).
 
     Callers own ``out_dir`` (a run folder, the docs); :func:`run_arena` checks a user's folder first."""
-    from commerce_env.files import atomic_write
+    from commerce_env.files import writing_to
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / "result.json", json.dumps(result, indent=2) + "\n")
-    atomic_write(out / "report.md", report_markdown(result))
-    plot(result, out / "mean_reward.png")
+    with writing_to(out):
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write(out / "result.json", json.dumps(result, indent=2) + "\n")
+        atomic_write(out / "report.md", report_markdown(result))
+        plot(result, out / "mean_reward.png")

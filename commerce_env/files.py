@@ -13,13 +13,50 @@ so that every part of the project can use it.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 Writer = Callable[[BinaryIO], object]
+
+# The reasons a folder cannot take a file: full, read-only, not ours to write.
+NOT_WRITABLE = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EFBIG}
+
+
+class OutputError(ValueError):
+    """A file the project writes could not be written (a full or read-only folder).  A ``ValueError`` so
+    that every command reports it as it reports any other bad argument: one line naming the folder."""
+
+
+@contextmanager
+def writing_to(folder: str | os.PathLike) -> Iterator[None]:
+    """Turn an ``OSError`` of writing under ``folder`` (full, read-only, no permission, or naming a file
+    there) into an :class:`OutputError` naming the folder and the system's reason."""
+    try:
+        yield
+    except FileExistsError:
+        raise  # the caller's refusal to replace a file, not a folder that cannot be written
+    except OSError as error:
+        folder = Path(folder)
+        name = getattr(error, "filename", None)
+        under = isinstance(name, (str, bytes, os.PathLike)) and _is_under(Path(os.fsdecode(name)), folder)
+        if error.errno not in NOT_WRITABLE and not under:
+            raise
+        reason = error.strerror or type(error).__name__
+        raise OutputError(f"cannot write to {folder}: {reason}" + (f" ({os.fsdecode(name)})" if name else "")
+                          + "; free some space or choose another folder") from None
+
+
+def _is_under(path: Path, folder: Path) -> bool:
+    try:
+        path.absolute().relative_to(folder.absolute())
+    except ValueError:
+        return False
+    return True
 
 
 def default_file_mode() -> int:
@@ -34,8 +71,10 @@ def temporary_name_pattern(path: str | os.PathLike) -> str:
     return f".{Path(path).name}.*.tmp"
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str | Writer) -> Path:
-    """Write ``data`` (bytes, text as UTF-8, or a function writing to a binary file) to ``path`` atomically."""
+def atomic_write(path: str | os.PathLike, data: bytes | str | Writer, overwrite: bool = True) -> Path:
+    """Write ``data`` (bytes, text as UTF-8, or a function writing to a binary file) to ``path`` atomically.
+    ``overwrite=False``: a new file only (``FileExistsError`` if ``path`` appears meanwhile), linked into
+    place, so that no reader ever sees a half-written file and nothing is replaced."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -49,8 +88,10 @@ def atomic_write(path: str | os.PathLike, data: bytes | str | Writer) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, default_file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)  # our own temporary file, never the target
-        raise
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # fails if path exists: never replaces it
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # our own temporary file (gone once replaced), never the target
     return path

@@ -23,6 +23,7 @@ real game is refused with a :class:`ValueError` naming its line and problem.
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 from collections.abc import Iterator, Sequence
@@ -106,11 +107,11 @@ def write_records(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
     from .files import atomic_write, writing_to
 
     text = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
-    with writing_to(Path(path).parent):
-        try:
+    try:
+        with writing_to(Path(path).parent):
             atomic_write(path, text, overwrite=False)
-        except FileExistsError:
-            raise ValueError(f"{path} exists; give a new file name") from None
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, "exists; give a new file name", str(path)) from None
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from commerce_env.files import atomic_write, temporary_name_pattern
+from commerce_env.files import atomic_write, temporary_name_pattern, writing_to
 
 MANIFEST = ".commerce-run.json"
 LOCK = ".commerce-run.lock"
@@ -60,7 +60,8 @@ class RunFolder:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             self._files = set(self._read_manifest())
-            yield self
+            with writing_to(self.path):  # a full or read-only folder: one line naming it, not a traceback
+                yield self
         except BaseException:
             # A run refused or failed: leave the folder as we found it (no lock file, no empty folder of ours).
             if holding and made_lock:
