@@ -267,8 +267,7 @@ def read_model(path: str | os.PathLike, variant: str | None = None,
     json_path = path / MODEL_JSON if path.is_dir() else path
     if not json_path.is_file():
         raise ValueError(f"no model at {path}: expected a folder with {MODEL_JSON} (see `commerce export`)")
-    if path.is_dir():
-        _inside(json_path, path)
+    _inside(json_path, json_path.parent)  # a symlinked model.json is refused however the model is named
     meta = _check_meta(_read_meta(json_path), json_path)
     weights_path = json_path.parent / meta["weights_file"]
     _inside(weights_path, json_path.parent)  # before it is opened, hashed or read

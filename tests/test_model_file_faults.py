@@ -17,6 +17,7 @@ safetensors_torch = pytest.importorskip("safetensors.torch")
 
 import agents.model_files as model_files  # noqa: E402
 from agents.learned import expected_shapes, load_agent, make_meta, save_model  # noqa: E402
+from agents.specs import make_agent  # noqa: E402
 from commerce_env import observation as obs  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
 
@@ -158,6 +159,17 @@ def test_a_symlinked_model_json_is_refused(tmp_path):
     folder.mkdir()
     os.symlink(outside / "model.json", folder / "model.json")
     refused(folder, folder / "model.json", "symbolic link")
+
+
+def test_a_symlinked_model_json_given_as_a_file_is_refused_too(tmp_path):
+    """Naming model.json itself (load_agent(".../model.json"), a ``<path>.json`` spec) is no way around it."""
+    outside = good_model(tmp_path / "outside", False)
+    folder = tmp_path / "m"
+    folder.mkdir()
+    os.symlink(outside / "model.json", folder / "model.json")
+    for path in (folder / "model.json", f"model:{folder / 'model.json'}"):
+        with pytest.raises(ValueError, match="symbolic link"):
+            make_agent(str(path))
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=False)
