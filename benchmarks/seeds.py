@@ -48,6 +48,30 @@ def model_of(run: Path) -> Path:
     raise ValueError(f"{str(run)!r} is neither a model folder nor a run folder with model/model.json")
 
 
+def shown_path(text: str | Path) -> str:
+    """How the report names a run or model folder: relative to the repository when inside it, else as
+    given, except that an absolute path outside it is named by its last part: the report records no
+    machine's layout."""
+    path = Path(text)
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.resolve().relative_to(ROOT.resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def portable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report as ``seeds.json`` keeps it: its folders (each seed's ``run`` and ``model``) and the
+    absolute paths of its ``command`` named by :func:`shown_path`."""
+    seeds = [{**row, "run": shown_path(row["run"]), "model": shown_path(row["model"])} for row in report["seeds"]]
+    out = {**report, "seeds": seeds}
+    if "command" in report:
+        out["command"] = " ".join(shown_path(word) if word.startswith("/") else word
+                                  for word in report["command"].split(" "))
+    return out
+
+
 def margins(report: dict, learner: str, opponent: str) -> np.ndarray:
     """Per duplicate group: the learner's mean per deal minus the opponent's."""
     agents = report["result"]["agents"]
@@ -226,10 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     curves = "training.png" if plot_curves(runs, out / "training.png") else None
     command = " ".join(["python -m benchmarks.seeds", *(argv if argv is not None else sys.argv[1:])])
     report["command"] = command
-    (out / "seeds.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out / "seeds.md").write_text(markdown(report, command, curves, args.ship))
+    saved = portable(report)
+    (out / "seeds.json").write_text(json.dumps(saved, indent=2) + "\n")
+    (out / "seeds.md").write_text(markdown(saved, saved["command"], curves, args.ship))
     if args.ship:
-        ship(Path(report["seeds"][report["best"]]["model"]), Path(args.ship), args.force)
+        ship(model_of(runs[report["best"]]), Path(args.ship), args.force)
     print(f"wrote {out}/seeds.md; best seed: {report['seeds'][report['best']]['run']}", file=sys.stderr)
     return 0
 

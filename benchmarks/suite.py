@@ -23,7 +23,6 @@ import importlib.metadata
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -73,7 +72,7 @@ def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int
         result = report["result"]
         saved = {**result, "agents": {n: {k: v for k, v in a.items() if k not in ("group_means", "group_deals")}
                                       for n, a in result["agents"].items()}}  # thousands of groups
-        write_outputs(saved, out / variant / f"model_vs_{opponent}")
+        write_outputs(portable(saved), out / variant / f"model_vs_{opponent}")
         versus = report["vs"][opponent]
         rows[opponent] = {"difference": versus["difference"], "ci95": versus["ci95"],
                           "ci99": versus["ci99"],
@@ -89,12 +88,20 @@ def versions() -> dict[str, str]:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = "not installed"
-    try:
-        out["commit"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                       check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        out["commit"] = "unknown"
     return out
+
+
+def portable(value: Any) -> Any:
+    """``value`` as the saved results keep it: the repository's own path taken out of every string (a
+    model is ``model:models/widow`` wherever the repository was checked out) and no ``commit`` key (the
+    versions of the packages say what played; the repository's history says when)."""
+    if isinstance(value, str):
+        return value.replace(f"{ROOT}{os.sep}", "")
+    if isinstance(value, dict):
+        return {portable(k): portable(v) for k, v in value.items() if k != "commit"}
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    return value
 
 
 def required_games(variant: str) -> int:
@@ -163,7 +170,7 @@ def shortfalls(sections: dict[str, dict[str, Any]]) -> list[str]:
                          f"{row['ci99'][1]:+.3f}] | {row['games']} | {verdict(variant, row)} |")
     if len(lines) == 2:
         return ["Every shipped model beats every built-in agent at 99% on the full sample."]
-    return [*lines, "", "What was tried for each variant, and what it gave, is in docs/training.md."]
+    return [*lines, "", "What was tried for each variant, and what it gave, is in docs/findings.md."]
 
 
 def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
@@ -317,6 +324,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         section.update(command=command, seed=args.seed, quick=args.quick, versions=versions(),
                        seconds=time.monotonic() - began)
         (out / variant).mkdir(parents=True, exist_ok=True)
+        section = portable(section)
         (out / variant / "section.json").write_text(json.dumps(section, indent=2) + "\n")
         report["variants"][variant] = section
     report["versions"] = versions()
@@ -342,7 +350,7 @@ def update_readme(path: Path, sections: dict[str, dict[str, Any]]) -> bool:
 
 
 def _versions(versions: dict[str, str]) -> str:
-    return ", ".join(f"{k}: {v if k != 'commit' else v[:10]}" for k, v in versions.items())
+    return ", ".join(f"{k}: {v}" for k, v in versions.items() if k != "commit")
 
 
 def saved_sections(out: Path) -> dict[str, dict[str, Any]]:
@@ -391,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m benchmarks.suite: {error}", file=sys.stderr)
             return 2
         out.mkdir(parents=True, exist_ok=True)
-        (out / "suite.json").write_text(json.dumps(report, indent=2) + "\n")
+        (out / "suite.json").write_text(json.dumps(portable(report), indent=2) + "\n")
     sections = saved_sections(out)
     Path(args.markdown).write_text(markdown(sections, out, Path(args.markdown).parent))
     if not update_readme(Path(args.readme), sections):

@@ -46,7 +46,9 @@ def train_phase(args: argparse.Namespace) -> dict[str, Any]:
     config = load_config(args.config, overrides)
     started = time.monotonic()
     train(config, resume=args.resume, quiet=args.no_progress)
-    return {"config": str(args.config), "wall_seconds_this_session": time.monotonic() - started}
+    from .seeds import shown_path
+
+    return {"config": shown_path(args.config), "training_wall_seconds": time.monotonic() - started}
 
 
 def evaluate_phase(args: argparse.Namespace) -> dict[str, Any]:

@@ -369,7 +369,8 @@ def _evaluate(algo: Any, config: dict[str, Any], run: RunFolder, writer: Any, st
 def final_report(agent: LearnedAgent, config: dict[str, Any], run: RunFolder, steps: int) -> dict[str, Any]:
     """The arena's evaluation of the exported policy, in ``report.json``, ``report.txt`` and ``arena/``."""
     evaluation, env, out = config["evaluation"], config["env"], run.path
-    report: dict[str, Any] = {"run": config["name"], "backend": "rllib", "steps": steps, "model": str(out / "model")}
+    # Paths in the report are relative to the run folder: the report names no machine's layout.
+    report: dict[str, Any] = {"run": config["name"], "backend": "rllib", "steps": steps, "model": "model"}
     if evaluation["final_deals"] > 0:
         report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
                                options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
@@ -380,7 +381,7 @@ def final_report(agent: LearnedAgent, config: dict[str, Any], run: RunFolder, st
         for name, result in report.pop("arena", {}).items():
             write_outputs(result, out / "arena" / name)
             run.record_tree(f"arena/{name}")
-        report["arena_reports"] = {name: str(out / "arena" / name) for name in evaluation["baselines"]}
+        report["arena_reports"] = {name: f"arena/{name}" for name in evaluation["baselines"]}
     else:
         report["summary"] = [f"run {config['name']}: {steps} env steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))

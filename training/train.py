@@ -270,7 +270,8 @@ def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: b
     evaluation, env = config["evaluation"], config["env"]
     out = run.path
     agent, _, _ = policy_agent(model, config)
-    report = {"run": config["name"], "steps": int(model.num_timesteps), "model": str(out / "model")}
+    # Paths in the report are relative to the run folder: the report names no machine's layout.
+    report = {"run": config["name"], "steps": int(model.num_timesteps), "model": "model"}
     if evaluation["final_deals"] > 0:
         report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
                                options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
@@ -283,7 +284,7 @@ def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: b
             for name, result in arena.items():  # the arena's own report (result.json, report.md, a plot)
                 write_outputs(result, out / "arena" / name)
                 run.record_tree(f"arena/{name}")
-            report["arena_reports"] = {name: str(out / "arena" / name) for name in arena}
+            report["arena_reports"] = {name: f"arena/{name}" for name in arena}
     else:
         report["summary"] = [f"run {config['name']}: {report['steps']} steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
