@@ -7,7 +7,7 @@ PYTHON ?= python3
 # and the README's "Set-up" paragraph names the same list.
 EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector
 
-.PHONY: install demo test test-ray bench lint
+.PHONY: install demo test test-ray test-research bench lint
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
@@ -21,6 +21,10 @@ test: install
 # The tests that start Ray instances (marked `ray`, deselected by `make test`): one at a time, a few minutes.
 test-ray: install
 	$(PYTHON) -m pytest -q -m ray
+
+# The smoke tests of the research probes (research/, not installed; docs/findings.md).
+test-research: install
+	$(PYTHON) -m pytest -q -n 2 -m research research/tests
 
 bench: install
 	$(PYTHON) -m benchmarks

@@ -5,7 +5,7 @@ record entries) with the seat view of the player to act at every decision, as th
 arena hands them out (:func:`commerce_env.view.seat_view`).  Each call is timed on its
 own; the figures are microseconds for the median view of the first deal and of the deals
 after :data:`LATE`, so that ``late / first`` says how much a view's cost grows with the match
-(1.0: not at all).  ``python -m benchmarks.compare_commits --what view A B`` times the views
+(1.0: not at all).  ``python -m research.compare_commits --what view A B`` times the views
 of several commits in one run; ``python -m benchmarks`` shows this commit's in its arena section.
 """
 

@@ -54,7 +54,6 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "benchmarks/vector_speed.py": ("bench", "train", "vector"),
     "benchmarks/end_when_out_speed.py": ("bench", "train", "vector"),
-    "benchmarks/compare_commits.py": ("bench", "vector"),  # --what vector and odds run the batched engine
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 

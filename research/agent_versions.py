@@ -1,6 +1,6 @@
 """The built-in agents as they were before issue 13 (item 1), kept for measurement only.
 
-``benchmarks.stronger_agents`` plays the agents of :mod:`agents.heuristics` and
+``research.stronger_agents`` plays the agents of :mod:`agents.heuristics` and
 :mod:`agents.search` against these frozen copies in the arena (duplicate deals),
 which is how docs/agents.md's before/after tables are made.  They are copied
 verbatim (only the class names and agent names differ: ``expected_value_v1``,

@@ -1,4 +1,4 @@
-"""benchmarks.decision_swap: a model that hands one kind of decision to another agent."""
+"""research.decision_swap: a model that hands one kind of decision to another agent."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from agents.base import Agent
 from agents.heuristics import GreedyAgent
 from agents.play import play_game
 from agents.specs import make_agent
-from benchmarks.decision_swap import SwapAgent, main, only_exchanges, parse_swap
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import EXCHANGE, KNOCK
 from commerce_env.engine.base import HORSE, WIDOW_CHOICE
 from commerce_env.rules import make_rules
+from research.decision_swap import SwapAgent, main, only_exchanges, parse_swap
 
 
 class Recorder(Agent):

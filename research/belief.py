@@ -1,4 +1,4 @@
-"""Does reading the others' hands from their choices help ``search``? ``python -m benchmarks.belief``.
+"""Does reading the others' hands from their choices help ``search``? ``python -m research.belief``.
 
 ``search`` deals its worlds uniformly among those consistent with what its
 seat has seen (R11): an opponent who just took the 7 of hearts from the widow
@@ -34,12 +34,12 @@ from agents.arena import run_arena
 from agents.heuristics import value_function
 from agents.learned import LearnedAgent, load_agent
 from agents.search import SearchAgent, rollout
-from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine import new_game
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.features import append_features
 from commerce_env.rules import make_rules
 from commerce_env.view import SeatView, seat_view
+from research.margin_table import margin_row, print_rows
 
 
 def deal_start(world: Game) -> tuple[Game, list[tuple]]:

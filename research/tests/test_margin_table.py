@@ -1,4 +1,4 @@
-"""benchmarks.margin_table: one agent's margin over the other, whichever side of the pair it is."""
+"""research.margin_table: one agent's margin over the other, whichever side of the pair it is."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from agents.arena import run_arena
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ runs from the checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # research/ runs from the checkout
 
-from benchmarks.margin_table import margin_row, print_rows  # noqa: E402
+from research.margin_table import margin_row, print_rows  # noqa: E402
 
 
 def test_margin_row_is_the_named_agent_minus_the_other(capsys):

@@ -1,4 +1,4 @@
-"""benchmarks.oracle: search over the true deal, a probe of the headroom above `search`."""
+"""research.oracle: search over the true deal, a probe of the headroom above `search`."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from commerce_env.engine.actions import KEEP_HAND, KNOCK
 from commerce_env.engine.base import ACT
 from commerce_env.rules import make_rules
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ runs from the checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # research/ runs from the checkout
 
-from benchmarks.oracle import _TABLE, OracleSearch, main, oracle_table  # noqa: E402
+from research.oracle import _TABLE, OracleSearch, main, oracle_table  # noqa: E402
 
 
 def test_oracle_takes_the_pool_of_every_deal_in_which_it_held_the_best_hand():
@@ -107,9 +107,9 @@ def test_main_prints_the_margin_table(capsys):
 def test_search_with_the_oracles_knocks_knocks_where_the_oracle_sees_the_win():
     # R6.4: the deal of the test above; search, blind to seat 2's sevens, plays on, and the swap
     # hands the knock (only) to the oracle.
-    from benchmarks.decision_swap import SwapAgent
-    from benchmarks.oracle import swap_margins
     from commerce_env.view import seat_view
+    from research.decision_swap import SwapAgent
+    from research.oracle import swap_margins
 
     pack = widow_deal({1: "2C 3C 9H", 2: "7D 7S 2H", 3: "4D 5H 8S", 0: "2S 4H 9D"}, "7C 7H KS")
     game = new_game(make_rules("widow"), 4, decks=[pack], dealer=0, rng=random.Random(0))
@@ -134,8 +134,8 @@ def test_the_oracle_picks_an_exchange_when_shown_only_the_exchanges():
     # decision_swap's "which" shows only the exchanges (R6.3); the oracle, whose prior is
     # expected_value, answers with one of them (a bug: it rolled out its prior's stand, which
     # expected_value gave on such views until it learned to pick the best exchange there).
-    from benchmarks.decision_swap import only_exchanges
     from commerce_env.view import seat_view
+    from research.decision_swap import only_exchanges
 
     found = 0
     for g in range(10):

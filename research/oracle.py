@@ -1,4 +1,4 @@
-"""How much room is left above ``search``: ``python -m benchmarks.oracle``.
+"""How much room is left above ``search``: ``python -m research.oracle``.
 
 The *oracle* is ``search`` that breaks R11 on purpose: instead of sampling
 worlds consistent with what its seat knows, it searches the true deal (every
@@ -15,7 +15,7 @@ greedy-rollout search: if even the oracle is level with ``search``, the
 headroom is in the play after the decision, not in the cards.
 
 ``--swaps knock which`` says where that room is: ``search`` that hands one
-kind of decision to the oracle (``benchmarks.decision_swap``'s kinds: which
+kind of decision to the oracle (``research.decision_swap``'s kinds: which
 exchange, whether to exchange, knock, the widow dealer's blind choice) and
 makes the rest itself, on the same deals as the oracle and ``search``.
 
@@ -36,10 +36,10 @@ from typing import Any
 import agents.play as play
 from agents.arena import run_arena
 from agents.search import SearchAgent
-from benchmarks.decision_swap import KINDS, SwapAgent
-from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.view import SeatView
+from research.decision_swap import KINDS, SwapAgent
+from research.margin_table import margin_row, print_rows
 
 _TABLE: dict[str, Game] = {}  # the game being played, while oracle_table() is on
 
@@ -86,7 +86,7 @@ class OracleSearch(SearchAgent):
     def act(self, view: SeatView) -> int:
         game = _TABLE.get("game")
         if game is None or game.current_player != view.seat:
-            raise RuntimeError("the oracle plays only inside benchmarks.oracle.oracle_table(), "
+            raise RuntimeError("the oracle plays only inside research.oracle.oracle_table(), "
                                "at the game whose seat view it is given")
         default = self.prior.act(view)
         if len(view.legal_actions) == 1 or view.phase == HORSE:  # R9.4: after the deal, as search

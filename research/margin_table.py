@@ -1,5 +1,5 @@
 """One agent's margin over another from an arena result, and the Markdown table of such rows
-(the probes ``benchmarks.decision_swap`` and ``benchmarks.oracle`` print them)."""
+(the probes ``research.decision_swap`` and ``research.oracle`` print them)."""
 
 from __future__ import annotations
 

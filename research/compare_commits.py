@@ -1,6 +1,6 @@
 """Several commits of ``commerce_env`` timed side by side in one process.
 
-``python -m benchmarks.compare_commits d11284b HEAD --what env`` (``--what engine``: the
+``python -m research.compare_commits d11284b HEAD --what env`` (``--what engine``: the
 readable engine's random play; ``--what vector``: the batched engine's compiled random play,
 1,024 games, as :class:`benchmarks.vector_speed.BatchRun`; each commit's kernels compile once,
 into the temporary folder; ``--what odds``: the ``exchange_odds`` feature's kernel for the
@@ -28,9 +28,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from . import view_speed
-from .timing import Run, interleaved, paired_ratio, until
-from .workloads import NUM_PLAYERS, VARIANTS, agent_iter_run, pettingzoo_run
+from benchmarks import view_speed
+from benchmarks.timing import Run, interleaved, paired_ratio, until
+from benchmarks.workloads import NUM_PLAYERS, VARIANTS, agent_iter_run, pettingzoo_run
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Which of a model's decisions cost it its games: ``python -m benchmarks.decision_swap``.
+"""Which of a model's decisions cost it its games: ``python -m research.decision_swap``.
 
 The model plays the arena's standard lineup against one opponent on
 duplicate deals, once as itself and once per *swap*: a copy of the model
@@ -35,11 +35,11 @@ from agents.arena import run_arena
 from agents.base import Agent
 from agents.heuristics import best_exchange, value_function
 from agents.specs import make_agent
-from benchmarks.margin_table import margin_row, print_rows
 from commerce_env.engine.actions import EXCHANGE, KNOCK
 from commerce_env.engine.base import HORSE, WIDOW_CHOICE
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
+from research.margin_table import margin_row, print_rows
 
 KINDS = ("which", "whether", "knock", "blind", "duel", "horse")
 

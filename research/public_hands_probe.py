@@ -1,4 +1,4 @@
-"""What a seat's knowledge of the other hands is worth: ``python -m benchmarks.public_hands_probe``.
+"""What a seat's knowledge of the other hands is worth: ``python -m research.public_hands_probe``.
 
 ``expected_value`` against a copy of itself that is not told which cards it
 knows to be in the other hands (``view.public_hands``, R11: table cards taken,

@@ -1,8 +1,8 @@
 """New against old: a built-in agent against its frozen previous version, on duplicate deals.
 
-    python -m benchmarks.stronger_agents --agent expected_value --variant old_game --games 2400 --seed 1
+    python -m research.stronger_agents --agent expected_value --variant old_game --games 2400 --seed 1
 
-The lineup is the live agent and its copy from :mod:`benchmarks.agent_versions`
+The lineup is the live agent and its copy from :mod:`research.agent_versions`
 alternating around the table (``new, old, new, old`` at four seats; every
 arrangement of the two is one duplicate group).  It prints the arena's paired
 difference per deal and, for match variants, the same statistics per match

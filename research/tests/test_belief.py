@@ -1,4 +1,4 @@
-"""benchmarks.belief: search on worlds weighted by a learned model of the others' choices (a probe)."""
+"""research.belief: search on worlds weighted by a learned model of the others' choices (a probe)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from commerce_env.features import append_features
 from commerce_env.rules import make_rules
 from commerce_env.view import seat_view
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ runs from the checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # research/ runs from the checkout
 
-from benchmarks.belief import BeliefSearch, NetworkBelief, deal_choices, main, replay_deal, true_deal_rank  # noqa: E402
+from research.belief import BeliefSearch, NetworkBelief, deal_choices, main, replay_deal, true_deal_rank  # noqa: E402
 
-MODEL = Path(__file__).resolve().parents[1] / "models" / "widow"
+MODEL = Path(__file__).resolve().parents[2] / "models" / "widow"
 
 
 def played_views(variant: str, seed: int, steps: int = 120):
