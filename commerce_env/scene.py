@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .cards import CARDS
-from .engine.actions import KINDS
-from .engine.base import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
+from .engine.actions import KINDS, TEXT_CARDS
+from .engine.base import ACT, DEAL, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
 from .engine.settlement import Showdown
 
 FACE_DOWN_KINDS = ("ready_money", "offer", "give")  # R11: the card of these moves is not public
@@ -119,7 +119,6 @@ class _Everything:
     def __init__(self, game: Game):
         self.game = game
         self.hand_of = [tuple(card_text(c) for c in h) for h in game.hands]
-        self.actions = game.history
         kinds = game.last_kind
         self.last_kind = ["" if k < 0 else KINDS[k] for k in kinds]
         self.table, self.stock, self.pool, self.dealer = game.table, len(game.stock), game.pool, game.dealer
@@ -127,8 +126,16 @@ class _Everything:
         self.current_player, self.phase = game.current_player, game.phase
         self.rounds_done, self.deals_dealt = game.rounds_done, game.deals_dealt
 
-    def action(self, index: int) -> str:
-        return action_text(self.actions, index)
+    def last_action(self, back: int, names: list[str]) -> str:
+        """The action ``back`` actions before the last (0: the last one), read from the end of the
+        record: a replay draws a scene per action, and rebuilding the whole history each time was quadratic."""
+        for seat, kind, cards, _ in reversed(self.game.record):
+            if kind == DEAL or kind == SHOW:
+                continue
+            if back == 0:
+                return f"{names[seat]}: {action_text([(seat, kind, cards[:TEXT_CARDS.get(kind, 0)])], 0)}"
+            back -= 1
+        return ""
 
 
 class _Seat:
@@ -163,12 +170,18 @@ class _Seat:
         self.current_player, self.phase = view.current_player, view.phase
         self.rounds_done, self.deals_dealt = view.rounds_done, view.deals_dealt
 
-    def action(self, index: int) -> str:
+    def last_action(self, back: int, names: list[str]) -> str:
+        """The action ``back`` actions before the last (0: the last one), as this seat knows it."""
         from .view import entry_text
 
-        _, kind, cards = self.actions[index]
+        index = len(self.actions) - 1 - back
+        if index < 0:
+            return ""
+        actor, kind, cards = self.actions[index]
         text = entry_text(kind, cards)
-        return f"{kind} (face down)" if kind in FACE_DOWN_KINDS and text == kind else text
+        if kind in FACE_DOWN_KINDS and text == kind:
+            text += " (face down)"
+        return f"{names[actor]}: {text}"
 
 
 def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showdown | None) -> Scene:
@@ -189,13 +202,9 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
             out=bool(facts.out[s]), dealer=s == dealer, to_act=s == facts.current_player, status="",
             last="" if shown is not None else facts.last_kind[s],
             **(_shown_seat(shown, s, money) if shown is not None else {})))
-    last = ""
     # The action that led here: the last one, or the one that ended the shown deal (the record of
     # a sampled world starts at its deal, so count back from the match's number of actions).
-    index = (shown.actions if shown is not None else game.actions_taken) - 1 - (
-        game.actions_taken - len(facts.actions))
-    if index >= 0:
-        last = f"{names[facts.actions[index][0]]}: {facts.action(index)}"
+    last = facts.last_action(game.actions_taken - shown.actions if shown is not None else 0, names)
     to_act = facts.current_player
     prompt = "" if to_act is None else f"{names[to_act]} {PHASE_TEXTS[facts.phase]}"
     return Scene(
