@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ def play_game(game: Game, agents: Sequence[Agent], seeds: Sequence[int | None] |
         raise ValueError(f"{n} seats need {n} agents, got {len(agents)}")
     for seat, agent in enumerate(agents):
         if hasattr(agent, "reset"):
-            agent.reset(seat, n, game.rules, None if seeds is None else seeds[seat])
+            agent.reset(seat, n, copy.copy(game.rules), None if seeds is None else seeds[seat])  # its own
     watchers = [(s, agent) for s, agent in enumerate(agents) if listens(agent)]
     while not game.over:
         seat = game.current_player
@@ -49,7 +50,7 @@ def play_env_episode(env: Any, agents: Mapping[str, Agent], seed: int | None = N
     game = env.unwrapped.game
     seats = {name: seat for seat, name in enumerate(env.possible_agents)}
     for name, seat in seats.items():
-        agents[name].reset(seat, len(seats), game.rules, seed)
+        agents[name].reset(seat, len(seats), copy.copy(game.rules), seed)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for name in env.agent_iter():
         _, reward, termination, truncation, _ = env.last(observe=False)

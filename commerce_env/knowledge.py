@@ -10,13 +10,15 @@ cards it has seen are now, as far as it can tell (for the heuristic agents).
 Seat views ask for the seat's copy of the record at every decision, and a
 match of the lives variants runs to hundreds of entries: :func:`known_record`
 masks each entry once per seat, when it is first asked for, and keeps the
-masked entries beside the game (the record only grows), so that a view costs
-the same at the end of a long match as at its start.
+masked entries on the game (the record only grows), so that a view costs
+the same at the end of a long match as at its start.  They are kept on the
+game, not in this module: what one seat saw must not be reachable from
+another seat's view (``view.sample_world.__globals__`` leads here), and only
+the engine and the arena hold the game.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 
 from .engine.base import DEAL, SHOW, Game
@@ -69,13 +71,10 @@ class _KnownRecords:
             self.history[seat] = history[:kept - deals]
 
 
-_KNOWN: weakref.WeakKeyDictionary[Game, _KnownRecords] = weakref.WeakKeyDictionary()
-_LAST: list[_KnownRecords] = []  # the copies used last: a new game's record often starts as theirs
-
-
 def known_record(game: Game, seat: int) -> tuple[list[Entry], list[tuple]]:
     """``seat_record(game, seat)`` and its ``(seat, kind, cards)`` without the ``deal``
-    entries, the entries masked once and kept for the next call (speed).
+    entries, the entries masked once and kept on the game for the next call (speed):
+    ``game.known_records``, and ``game.lineage`` that the game's clones share.
 
     The two lists belong to the cache: read them, never change them.  Their
     entries are the same tuples from call to call (immutable, so a view may hold
@@ -83,17 +82,18 @@ def known_record(game: Game, seat: int) -> tuple[list[Entry], list[tuple]]:
     pickles as one made by :func:`seat_record` does.
     """
     record = game.record
-    known = _KNOWN.get(game)
+    known = game.known_records
     entries = None if known is None or known.record is not record else known.entries[seat]
     if entries is not None and entries and (len(entries) > len(record)
                                             or record[len(entries) - 1] is not known.sources[len(entries) - 1]):
         entries = None  # the record was rewritten in place (tests do; the engine only appends)
+    lineage = game.lineage
     if entries is None:
-        known = _KNOWN[game] = _KnownRecords(record, game.num_players)
-        if _LAST:
-            known.share(_LAST[0])
+        known = game.known_records = _KnownRecords(record, game.num_players)
+        if lineage.last is not None:  # a clone's record starts as the game's it was cloned from
+            known.share(lineage.last)
         entries = known.entries[seat]
-    _LAST[:] = [known]
+    lineage.last = known
     history, sources = known.history[seat], known.sources
     done = len(entries)
     if done < len(record):

@@ -5,9 +5,11 @@ knows, derived from the engine's record (:mod:`commerce_env.knowledge`): its
 own cards, the face-up cards, the public history as this seat knows it, the
 counters and statuses, the phase, its legal actions, and the AEC env's
 observation vector and action mask.  The view shares no mutable object with
-the game, holds no random generator and no hidden card, and two games that
-differ only in cards the seat has not seen give views that pickle to the
-same bytes.  ``view.sample_world(rng)`` deals the hidden cards anew into a
+the game (its rules are a copy of the game's), holds no random generator and
+no hidden card; no cache that its functions' globals lead to holds a game or
+a seat's record (:mod:`commerce_env.knowledge` keeps those on the game); and
+two games that differ only in cards the seat has not seen give views that
+pickle to the same bytes.  ``view.sample_world(rng)`` deals the hidden cards anew into a
 fresh engine state, for search (:mod:`commerce_env.engine.determinize`).
 
 ``view["observation"]`` and ``view["action_mask"]`` work as on the AEC env's
@@ -168,6 +170,14 @@ def pending_text(game: Game, action: int, observer: int) -> str:
     return entry_text(kind, cards)
 
 
+def _own_rules(rules: Rules) -> Rules:
+    """A copy of ``rules`` for one view: an agent's write to it (``object.__setattr__``) changes
+    neither the game nor another seat's view.  Its fields are immutable: a shallow copy is whole."""
+    copy = object.__new__(Rules)
+    vars(copy).update(vars(rules))
+    return copy
+
+
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` knows of ``game`` now (R11); see the module docstring."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
@@ -196,7 +206,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
     current = game.current_player
     offer = game.offer
     return SeatView(
-        seat=seat, num_players=game.num_players, rules=game.rules, phase=game.phase, current_player=current,
+        seat=seat, num_players=game.num_players, rules=_own_rules(game.rules), phase=game.phase, current_player=current,
         dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
         stock_size=len(game.stock), pool=game.pool, counters=tuple([*game.counters]),
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,

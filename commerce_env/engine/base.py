@@ -52,7 +52,8 @@ from .shuffle import shuffled
 # Fields of a game's state that hold hidden cards or the shuffles of later deals (R11), or that
 # Game.restore builds anew: what Game.public_state leaves out.
 HIDDEN_FIELDS = frozenset(("rng", "decks", "record", "hands", "stock", "discards", "offer", "_legal_cache",
-                           "deal_start", "position", "_rng_shared", "_stop_after_deal"))
+                           "deal_start", "position", "_rng_shared", "_stop_after_deal", "known_records",
+                           "lineage"))
 
 
 def _copied(value: Any) -> Any:
@@ -80,6 +81,18 @@ SHOW = "show"  # one per hand at the showdown: shown to all (R11)
 
 STARTING_LIVES = 3  # R6.1, R7.1, R9.2
 _DEALT_SEEN: dict[tuple, tuple[int, ...]] = {}  # Game._dealt_seen's results
+
+
+class Lineage:
+    """One slot that a game and every copy :meth:`Game.clone` makes of it share (clone copies
+    lists, not this): :func:`commerce_env.knowledge.known_record` keeps there the seats' masked
+    record it used last, so that the clones of one game (a replay's states) share one set of
+    masked entries.  It holds what each seat saw (R11): it lives on the game, where no view reaches."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last = None
 
 
 class Game:
@@ -136,6 +149,8 @@ class Game:
         self.deals_dealt = 0
         self.dealer = dealer
         self.record: list[tuple[int, str, tuple[int, ...], tuple[int, ...]]] = []
+        self.known_records = None  # the seats' masked copies of the record (commerce_env.knowledge)
+        self.lineage = Lineage()
         self.actions_taken = 0
         self.first_dealer = dealer
         # Every showdown of the match, for replays (immutable: clones share them).
@@ -688,11 +703,18 @@ class Game:
         if hidden:
             raise ValueError(f"public_state holds hidden fields {hidden}; give them as arguments")
         state.update(rng=rng, decks=[], record=record, deal_start=deal_start, hands=hands, table=table,
-                     stock=stock, discards=discards, offer=offer, _legal_cache=None,
+                     stock=stock, discards=discards, offer=offer, _legal_cache=None, known_records=None,
+                     lineage=Lineage(),
                      position={s: i for i, s in enumerate(state["order"])}, _stop_after_deal=False)
         game = object.__new__(cls)
         game.__dict__ = state
         return game
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickled or deep-copied game leaves its seats' masked records behind (made again when asked)."""
+        state = self.__dict__.copy()
+        state.update(known_records=None, lineage=Lineage())
+        return state
 
     def clone(self) -> Game:
         """An independent copy (for search): lists (and lists of lists) copied, the rest
