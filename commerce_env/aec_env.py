@@ -43,6 +43,7 @@ from .cards import CARDS
 from .engine import IllegalActionError, new_game
 from .engine.actions import NUM_ACTIONS, BadActionError, action_from_text, describe_action
 from .engine.base import Game
+from .env_arguments import check_config, checked_seed, reset_decks, reset_options
 from .rules import resolve_rules
 from .view import SeatView, seat_view
 
@@ -60,7 +61,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                  render_mode: str | None = None, config: Any = None,
                  illegal_action: str = "raise", **options: Any):
         super().__init__()
-        self.rules, extra = resolve_rules(variant, config, options)
+        self.rules, extra = resolve_rules(variant, check_config(config), options)
         if num_players is None:
             num_players = extra.get("num_players", 4)
         self.rules.check_players(num_players)
@@ -95,19 +96,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     # -------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = dict(options or {})
+        seed = checked_seed(seed)
+        options = reset_options(options)
         unknown = [key for key in options if key not in RESET_OPTIONS]
         if unknown:  # PettingZoo's api_test passes options of its own: warn, don't fail
             import gymnasium
 
             gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: {', '.join(RESET_OPTIONS)}")
-        if "deck" in options and "decks" in options:
-            raise ValueError("give either 'deck' or 'decks' in reset options, not both")
-        decks = options.get("decks")
-        if "deck" in options:
-            decks = [options["deck"]]
-        if decks is not None and (isinstance(decks, str) or not isinstance(decks, (list, tuple))):
-            raise ValueError(f"reset option 'decks' must be a list of packs, got {decks!r}")
+        decks = reset_decks(options)
         dealer = options.get("dealer", 0)
         rng = random.Random(seed) if seed is not None else self._rng
         game = new_game(self.rules, self.num_players, decks=decks, dealer=dealer, rng=rng)

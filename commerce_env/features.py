@@ -7,7 +7,7 @@ them at play time from the same vector (:class:`agents.learned.LearnedAgent`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -187,9 +187,24 @@ def append_features(vector: np.ndarray, builders: Sequence, view: object = None)
                                      for f in builders)])
 
 
-def feature_builders(names: Sequence[str], rules: Rules, num_players: int) -> list:
+def feature_names(features: str | Sequence[str]) -> list[str]:
+    """The feature names of an env's ``features`` argument: a list of names, or one name as
+    text (``features="hand_strength"``); anything else is a ``TypeError`` naming it."""
+    if isinstance(features, str):
+        return [features]
+    if isinstance(features, (Mapping, bytes)) or not isinstance(features, Iterable):
+        raise TypeError(f"features must be a list of feature names, got {features!r}")
+    names = list(features)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"a feature name is text, got {name!r} in features {names!r}")
+    return names
+
+
+def feature_builders(names: str | Sequence[str], rules: Rules, num_players: int) -> list:
     """The extra-feature functions named by ``names`` (see :data:`FEATURES`)."""
+    names = feature_names(names)
     unknown = [n for n in names if n not in FEATURES]
-    if unknown or isinstance(names, str):
-        raise ValueError(f"unknown observation features {unknown or names!r}; choose from {', '.join(FEATURES)}")
+    if unknown:
+        raise ValueError(f"unknown observation features {unknown!r}; choose from {', '.join(FEATURES)}")
     return [FEATURES[n](rules, num_players) for n in names]

@@ -15,13 +15,30 @@ else a pool entry, uniformly or by ``weights``.  ``add_snapshot`` keeps the
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from numbers import Number, Real
 from typing import Any
 
 import numpy as np
 
 __all__ = ["OpponentPool"]
+
+
+def _checked_weights(weights: Any, count: int) -> list[float]:
+    """``opponent_weights`` as floats: one finite, non-negative number per opponent, not all zero."""
+    if isinstance(weights, (str, bytes, Mapping)) or not isinstance(weights, (Sequence, np.ndarray)):
+        raise TypeError(f"opponent_weights must be a list of numbers, one per opponent, got {weights!r}")
+    for weight in weights:
+        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, Real) or not math.isfinite(weight) \
+                or weight < 0:
+            raise ValueError(f"opponent_weights {list(weights)!r}: {weight!r} is not a finite number >= 0")
+    checked = [float(w) for w in weights]
+    if len(checked) != count or sum(checked) <= 0:
+        raise ValueError(f"opponent_weights {list(weights)!r} must be one non-negative "
+                         f"weight per opponent ({count}), not all zero")
+    return checked
 
 
 class OpponentPool:
@@ -31,12 +48,12 @@ class OpponentPool:
                  snapshot_share: float = 0.5, max_snapshots: int = 5):
         if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence) or not entries:
             raise ValueError(f"opponents must be a non-empty list of agent specs, got {entries!r}")
+        for index, entry in enumerate(entries):
+            if entry is None or isinstance(entry, (Number, bytes, list, tuple, set, np.ndarray)):
+                raise TypeError(f"opponents[{index}] = {entry!r} is not an agent spec: give a name such as "
+                                f"'greedy', a mapping {{'agent': name, ...}} or a policy object")
         if weights is not None:
-            checked = [float(w) for w in weights]
-            if len(checked) != len(entries) or min(checked) < 0 or sum(checked) <= 0:
-                raise ValueError(f"opponent_weights {list(weights)!r} must be one non-negative "
-                                 f"weight per opponent ({len(entries)}), not all zero")
-            weights = checked
+            weights = _checked_weights(weights, len(entries))
         if isinstance(snapshot_share, bool) or not 0.0 <= float(snapshot_share) <= 1.0:
             raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
         if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:

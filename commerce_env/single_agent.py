@@ -69,8 +69,9 @@ from . import observation as obs
 from .engine import new_game
 from .engine.actions import EXCHANGE, NUM_ACTIONS, check_action
 from .engine.base import Game
+from .env_arguments import check_config, checked_seed, reset_decks, reset_options
 from .exchange_limit import ExchangeLimit
-from .features import FEATURES, HandStrength, append_features, feature_builders, needs_view  # noqa: F401
+from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names, needs_view  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
 from .rules import resolve_rules
@@ -96,7 +97,7 @@ class CommerceEnv(gymnasium.Env):
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
                  config: Any = None, resolver: Resolver | None = None, end_when_out: bool = False,
                  exchange: str = "any", **options: Any):
-        rules, extra = resolve_rules(variant, config, options)
+        rules, extra = resolve_rules(variant, check_config(config), options)
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -126,7 +127,7 @@ class CommerceEnv(gymnasium.Env):
                                      [o if is_policy(spec) else self._resolve(spec)
                                       for spec, o in zip(opponents, first, strict=True)]
                                      for _ in range(num_players - 1)]
-        self.features = list(features)
+        self.features = feature_names(features)
         self.feature_builders = feature_builders(self.features, rules, num_players)
         self.exchange = exchange
         self.exchange_limit = ExchangeLimit(rules, num_players, exchange)
@@ -183,13 +184,12 @@ class CommerceEnv(gymnasium.Env):
         into the first step's reward.  Everything is checked before anything
         changes: a bad option raises and leaves the env as it was.
         """
-        options = dict(options or {})
+        seed = checked_seed(seed)
+        options = reset_options(options)
         unknown = [key for key in options if key not in RESET_OPTIONS]
         if unknown:
             raise ValueError(f"unknown reset options {unknown}; known: {', '.join(RESET_OPTIONS)}")
-        if "deck" in options and "decks" in options:
-            raise ValueError("give either 'deck' or 'decks' in reset options, not both")
-        decks = [options["deck"]] if "deck" in options else options.get("decks")
+        decks = reset_decks(options)
         seat_option = options.get("seat", self.seat_mode)
         self._check_seat(seat_option, self.num_players)
         # Draw from a copy of the RNG: it replaces the env's only once the new game is valid.

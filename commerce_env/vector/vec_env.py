@@ -57,6 +57,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from ..critic_state import CriticState
 from ..engine.actions import NUM_ACTIONS
 from ..exchange_limit import BatchExchangeLimit
+from ..features import feature_names
 from ..opponents import OpponentPool
 from ..rules import make_rules
 from .engine import BatchEngine
@@ -131,7 +132,7 @@ class BatchVecEnv(VecEnv):
         for policy, path in zip(specs.snapshots, specs.snapshot_paths, strict=True):
             self.opponent_pool.add_snapshot(self._resolve(policy, resolver), path)
         self.resolver = resolver
-        self.features = list(features)
+        self.features = feature_names(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
         self.exchange = exchange
         self.exchange_limit = BatchExchangeLimit(rules, num_players, exchange)
