@@ -10,8 +10,11 @@ variant's engine class (``value_of``, ``values_of``, ``flush_ends_deal``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import cache
+from numbers import Real
+from typing import Any
 
 import numpy as np
 
@@ -162,16 +165,43 @@ def greedy_action(game: Game, seat: int, threshold: int, value: Value, barter: b
                          barter, game.flush_ends_deal)
 
 
+def number_argument(name: str, value: Any, low: float, high: float, *, whole: bool = False,
+                    above_low: bool = False) -> float | int:
+    """An agent's numeric argument, checked to lie in ``[low, high]`` (``(low, high]`` with
+    ``above_low``): an int with ``whole``, else a float.  Text that reads as a number is taken
+    as that number, since YAML 1.1 reads ``1e3`` as text; anything else (a bool, a list, NaN,
+    a fraction where a whole number goes) is a ``ValueError`` naming the argument and the value."""
+    number: Any = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        number = None
+    if number is None or not math.isfinite(number) or not (low < number if above_low else low <= number) \
+            or not number <= high or (whole and number != int(number)):
+        kind = "a whole number" if whole else "a number"
+        raise ValueError(f"{name} must be {kind} {'above' if above_low else 'from'} {low:g} "
+                         f"{'and at most' if above_low else 'to'} {high:g}, got {value!r}")
+    return int(number) if whole else float(number)
+
+
+def flag_argument(name: str, value: Any, *, optional: bool = False) -> bool | None:
+    """An agent's yes/no argument: True or False (or None where ``optional``), else a ``ValueError`` naming it."""
+    if isinstance(value, (bool, np.bool_)) or (optional and value is None):
+        return None if value is None else bool(value)
+    raise ValueError(f"{name} must be true or false{' or none' if optional else ''}, got {value!r}")
+
+
 class GreedyAgent(Agent):
     """Improves its hand as much as it can right now; stops past a fixed threshold."""
 
     name = "greedy"
 
     def __init__(self, quantile: float = 0.6, barter: bool = False):
-        if not 0.0 <= quantile <= 1.0:
-            raise ValueError(f"quantile must lie in [0, 1], got {quantile!r}")
-        self.quantile = quantile
-        self.barter = barter
+        self.quantile = number_argument("quantile", quantile, 0.0, 1.0)
+        self.barter = flag_argument("barter", barter)
 
     def act(self, view: SeatView) -> int:
         engine, combos = view.engine, view.rules.combinations
@@ -215,14 +245,10 @@ class ExpectedValueAgent(Agent):
 
     def __init__(self, knock_threshold: float = 0.35, stand_threshold: float = 0.8, close_threshold: float = 0.65,
                  decline_threshold: float = 0.7):
-        for name, threshold in (("knock_threshold", knock_threshold), ("stand_threshold", stand_threshold),
-                                ("close_threshold", close_threshold), ("decline_threshold", decline_threshold)):
-            if not 0.0 <= threshold <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], got {threshold!r}")
-        self.knock_threshold = knock_threshold
-        self.stand_threshold = stand_threshold
-        self.close_threshold = close_threshold
-        self.decline_threshold = decline_threshold
+        self.knock_threshold = number_argument("knock_threshold", knock_threshold, 0.0, 1.0)
+        self.stand_threshold = number_argument("stand_threshold", stand_threshold, 0.0, 1.0)
+        self.close_threshold = number_argument("close_threshold", close_threshold, 0.0, 1.0)
+        self.decline_threshold = number_argument("decline_threshold", decline_threshold, 0.0, 1.0)
 
     def act(self, view: SeatView) -> int:
         phase, legal = view.phase, view.legal_actions

@@ -13,6 +13,7 @@ their values.  The budget is a number of worlds per decision, or milliseconds.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -24,7 +25,21 @@ from commerce_env.rules import Rules
 from commerce_env.view import SeatView
 
 from .base import Agent
-from .heuristics import ExpectedValueAgent, Value, greedy_action, life_shares, quantile_key, value_function
+from .heuristics import (
+    ExpectedValueAgent,
+    Value,
+    flag_argument,
+    greedy_action,
+    life_shares,
+    number_argument,
+    quantile_key,
+    value_function,
+)
+
+MAX_WORLDS = 10_000
+"""The most worlds a decision may sample: beyond it one decision takes minutes."""
+MAX_MS = 60_000
+"""The longest time budget of a decision, in milliseconds (a minute)."""
 
 
 def deal_value(game: Game, seat: int) -> float:
@@ -70,24 +85,19 @@ class SearchAgent(Agent):
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float | None = None,
                  barter: bool = True, prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
                  seed: int | None = None):
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"worlds must be a whole number >= 1, got {worlds!r}")
-        if ms is not None and not ms > 0:
-            raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
-        if candidates is not None and (isinstance(candidates, bool) or not isinstance(candidates, int)
-                                       or candidates < 1):
-            raise ValueError(f"candidates must be None or a whole number >= 1, got {candidates!r}")
-        if rollout_quantile is not None and not 0.0 <= rollout_quantile <= 1.0:
-            raise ValueError(f"rollout_quantile must lie in [0, 1], got {rollout_quantile!r}")
-        self.worlds = worlds
-        self.ms = ms
-        self.candidates = candidates
-        self.rollout_quantile = rollout_quantile
-        self.barter = barter
-        self.margin = margin
-        self.use_prior = prior
+        self.worlds = number_argument("worlds", worlds, 1, MAX_WORLDS, whole=True)
+        self.ms = None if ms is None else number_argument("ms", ms, 0, MAX_MS, above_low=True)
+        # A hand has 3 cards and the table 3: at most 9 exchanges to choose among (R6.3, R8.2).
+        self.candidates = None if candidates is None else number_argument("candidates", candidates, 1, 9, whole=True)
+        self.rollout_quantile = (None if rollout_quantile is None
+                                 else number_argument("rollout_quantile", rollout_quantile, 0.0, 1.0))
+        self.barter = flag_argument("barter", barter)
+        self.margin = number_argument("margin", margin, 0.0, math.inf)
+        self.use_prior = flag_argument("prior", prior, optional=True)
         self.prior = ExpectedValueAgent()
-        self.rng = random.Random(seed)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        self.rng = random.Random(None if seed is None else int(seed))
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
