@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import os
 import signal
 import subprocess
@@ -133,6 +134,18 @@ def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
     assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported")]) == 0
     agent = load_agent(tmp_path / "exported", variant="trade_barter", num_players=3)
     assert agent.meta["trained_steps"] == resumed["steps"]
+    # a second export never silently replaces the model: --force says so
+    assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported")]) == 2
+    assert main(["export", "--run", str(out), "--out", str(tmp_path / "exported"), "--force"]) == 0
+
+    # what `commerce train` prints at the end names files that exist and commands that run as printed
+    from training.commands import next_steps
+
+    printed = next_steps(more)
+    assert str(out / "model") in printed and str(out / "report.txt") in printed and str(out / "tb") in printed
+    arena_line = next(line.strip() for line in printed.splitlines() if line.strip().startswith("commerce arena"))
+    arena_line = arena_line.replace(",search", "")  # the slowest agent aside, the command as printed
+    assert main(shlex.split(arena_line)[1:] + ["--games", "6", "--no-progress"]) == 0
     from agents.arena import play_game
     from agents.base import RandomAgent
     from commerce_env.engine import new_game

@@ -29,6 +29,8 @@ COMMAND_HELP = {
     "demo": "train a small agent for a few minutes, then evaluate it in the arena",
     "export": "export a run's checkpoint as a safe model (no pickle)",
     "bench": "speed and memory beside PettingZoo / RLCard peers (needs the bench extra)",
+    "replay": "draw a saved game (commerce arena --save-games) as a GIF or MP4",
+    "serve": "the web table: play in the browser against agents and models, watch replays",
 }
 
 
@@ -85,10 +87,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="commerce", description="Commerce RL: play, train, evaluate.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("random-deal", help="play and print one deal between random players")
-    p.add_argument("--variant", default="trade_barter")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--seed", type=seed_type, default=0)
+    from commerce_env.rules import VARIANTS
+
+    p = sub.add_parser("random-deal", help="play and print one deal between random players",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--variant", default="trade_barter", choices=VARIANTS, help="the game")
+    p.add_argument("--players", type=int, default=4, help="number of players")
+    p.add_argument("--seed", type=seed_type, default=0, help="the deal's seed")
     p.set_defaults(func=random_deal)
     wanted = (argv or [None])[0]
     for module_name, commands in COMMAND_MODULES.items():

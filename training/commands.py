@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
+
+
+class HELP_FORMAT(argparse.ArgumentDefaultsHelpFormatter):  # noqa: N801 - argparse's formatter_class
+    """Defaults shown, but not for flags (``--force (default: False)`` says nothing)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if isinstance(action, argparse._StoreTrueAction) or action.default is None:
+            return action.help or ""
+        return super()._get_help_string(action)
 
 
 def positive_int(text: str) -> int:
@@ -59,7 +69,27 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
+    print(next_steps(config))
     return 0
+
+
+def next_steps(config: dict) -> str:
+    """Where a finished run put its model, report and curves, and the commands that use them."""
+    out = Path(config["output"])
+    env = config["env"]
+    model = f"model:{out / 'model'}"
+    table = f"--variant {env['variant']} --players {env['num_players']}" + "".join(
+        f" --option {key}={shlex.quote(json.dumps(value) if not isinstance(value, str) else value)}"
+        for key, value in env["rules"].items())
+    found = [f"report: {out / 'report.txt'}"] if (out / "report.txt").exists() else []
+    found += [f"learning curves: tensorboard --logdir {out / 'tb'}"] if (out / "tb").is_dir() else []
+    return "\n".join([
+        f"Model (safe format): {out / 'model'}",
+        *(["; ".join(found)] if found else []),
+        "Next:",
+        f"  commerce play {table} --opponents {model}",
+        f"  commerce arena {table} --agents {model},greedy,search",
+    ])
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -77,7 +107,7 @@ def _demo(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"commerce demo: {error}", file=sys.stderr)
         return 2
-    print(f"\nModel (safe format): {out / 'model'}; report: {out / 'report.txt'}")
+    print("\n" + next_steps(config))
     return 0
 
 
@@ -88,6 +118,10 @@ def _export(args: argparse.Namespace) -> int:
     run = Path(args.run)
     checkpoint = Path(args.checkpoint) if args.checkpoint else run / "checkpoints" / "last.zip"
     try:
+        out = Path(args.out)
+        if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
+            raise ValueError(f"--out {out} exists and is not empty; give a new folder, or --force to replace the "
+                             "model in it (a folder holding anything but a model is never touched)")
         import yaml
 
         config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
@@ -117,7 +151,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("train", help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
+    p = subparsers.add_parser("train", formatter_class=HELP_FORMAT,
+                              help="train from a YAML config (configs/train/): MaskablePPO, or RLlib "
                               "self-play with backend: rllib")
     p.add_argument("--config", required=True, help="training config YAML")
     p.add_argument("--resume", action="store_true", help="continue the run from its last checkpoint")
@@ -132,16 +167,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "only the files that run wrote)")
     p.set_defaults(func=_train)
 
-    p = subparsers.add_parser("demo", help="train a small agent for a few minutes, then evaluate it in the arena")
-    p.add_argument("--minutes", type=positive_minutes, default=3.0, help="training wall-clock budget (default 3)")
-    p.add_argument("--config", default=str(CONFIG_DIR / "demo.yaml"))
-    p.add_argument("--output", default="runs/demo")
+    p = subparsers.add_parser("demo", formatter_class=HELP_FORMAT,
+                              help="train a small agent for a few minutes, then evaluate it in the arena")
+    p.add_argument("--minutes", type=positive_minutes, default=3.0, help="training wall-clock budget")
+    p.add_argument("--config", default=str(CONFIG_DIR / "demo.yaml"), help="the demo's training config")
+    p.add_argument("--output", default="runs/demo", help="run folder")
     p.add_argument("--force", action="store_true", help="replace a previous demo in the output folder (removes "
                    "only the files that run wrote; `make demo` passes it)")
     p.set_defaults(func=_demo)
 
-    p = subparsers.add_parser("export", help="export a run's checkpoint as a safe model (no pickle)")
+    p = subparsers.add_parser("export", formatter_class=HELP_FORMAT,
+                              help="export a run's checkpoint as a safe model (no pickle)")
     p.add_argument("--run", required=True, help="the run folder (holds config.yaml and checkpoints/)")
     p.add_argument("--checkpoint", help="a checkpoint zip of that run (default: checkpoints/last.zip)")
-    p.add_argument("--out", required=True, help="folder for model.json and the weights")
+    p.add_argument("--out", required=True, help="a new folder for model.json and the weights")
+    p.add_argument("--force", action="store_true", help="replace the model already in --out (a folder holding "
+                   "anything else is refused)")
     p.set_defaults(func=_export)
