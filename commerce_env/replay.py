@@ -26,7 +26,7 @@ from __future__ import annotations
 import errno
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,26 +54,42 @@ def _showdown_record(shown: Showdown, money: bool) -> dict[str, Any]:
 
 @dataclass
 class Replayed:
-    """A match rebuilt from a record: the finished game and a copy of it after each action."""
+    """A match rebuilt from a record: the finished game, and its states on demand (stepped forward
+    from the first, so going through them costs one pass over the actions, not a copy per action)."""
 
     record: dict[str, Any]
     rules: Rules
-    states: list[Game]  # states[0] before the first action, states[k] after action k
+    game: Game  # the match after its last action
+    actions: list[int]  # the engine's action numbers, in order
+    start: Callable[[], Game]  # a new game before the first action
     names: list[str]  # for display: an agent holding several seats is told apart by its seat
 
+    def iter_states(self) -> Iterator[Game]:
+        """The match before its first action, then after each action: one game stepped forward, so
+        each state is gone at the next step (clone one to keep it)."""
+        game = self.start()
+        yield game
+        for action in self.actions:
+            game.apply(action)
+            yield game
+
     @property
-    def game(self) -> Game:
-        return self.states[-1]
+    def states(self) -> list[Game]:
+        """A copy of every state (``states[k]``: after action k); each copy holds the record so far,
+        so this is for short matches: :meth:`iter_states` and :meth:`iter_scenes` go through any."""
+        return [state.clone() for state in self.iter_states()]
+
+    def iter_scenes(self, viewer: int | None = None) -> Iterator[Scene]:
+        """One scene per state; a deal's showdown gets its own scene before the next deal's."""
+        for state in self.iter_states():
+            scene = build_scene(state, viewer, self.names)
+            yield scene
+            if scene.showdown and not state.over:
+                yield build_scene(state, viewer, self.names, showdown=False)
 
     def scenes(self, viewer: int | None = None) -> list[Scene]:
-        """One scene per state; a deal's showdown gets its own scene before the next deal's."""
-        out = []
-        for state in self.states:
-            scene = build_scene(state, viewer, self.names)
-            out.append(scene)
-            if scene.showdown and not state.over:
-                out.append(build_scene(state, viewer, self.names, showdown=False))
-        return out
+        """:meth:`iter_scenes` as a list."""
+        return list(self.iter_scenes(viewer))
 
     def lines(self) -> list[str]:
         """Every action of the match, every card named (a finished game hides nothing)."""
@@ -119,28 +135,38 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     return [replay(record, line=number).record for number, record in _lines(path)]
 
 
-def load_replay(path: str | Path, game: int = 1, keep_states: bool = True) -> Replayed:
-    """Game number ``game`` (from 1) of a replay file, rebuilt and checked."""
-    if isinstance(game, bool) or not isinstance(game, int) or game < 1:
-        raise ValueError(f"game must be a number from 1, got {game!r}")
+def load_replay(path: str | Path, game: int = 1, max_actions: int | None = None) -> Replayed:
+    """Game number ``game`` (from 1) of a replay file, rebuilt and checked (:func:`replay`)."""
+    _check_game_number(game)
     count = 0
     for number, record in _lines(path):
         count += 1
         if count == game:
-            return replay(record, line=number, keep_states=keep_states)
+            return replay(record, line=number, max_actions=max_actions)
     raise ValueError(f"{path}: game {game} asked for, but the file has {count} game(s)")
 
 
-def parse_replay_text(text: str, game: int = 1) -> Replayed:
+def parse_replay_text(text: str, game: int = 1, max_actions: int | None = None) -> Replayed:
     """As :func:`load_replay`, from the text of a file (the web app's upload)."""
+    _check_game_number(game)
     count = 0
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         count += 1
         if count == game:
-            return replay(_parse_line(line, number), line=number)
+            return replay(_parse_line(line, number), line=number, max_actions=max_actions)
     raise ValueError(f"game {game} asked for, but the file has {count} game(s)")
+
+
+def _check_game_number(game: Any) -> None:
+    if not _whole(game) or game < 1:
+        raise ValueError(f"game must be a number from 1, got {game!r}")
+
+
+def _whole(value: Any) -> bool:
+    """A JSON whole number: an int, not a bool (``true`` is no seat, though Python counts it as 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -159,11 +185,14 @@ def _parse_line(line: str, number: int) -> Any:
         return json.loads(line)
     except json.JSONDecodeError as error:
         raise ValueError(f"replay line {number}: not JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise ValueError(f"replay line {number}: nested too deeply to be a replay record") from None
 
 
 # ---------------------------------------------------------------- replay
-def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Replayed:
-    """Rebuild a record's match through the engine; a record that does not match raises ValueError."""
+def replay(record: Any, line: int | None = None, max_actions: int | None = None) -> Replayed:
+    """Rebuild a record's match through the engine; a record that does not match raises ValueError,
+    as does one of more than ``max_actions`` actions (checked before any is replayed)."""
     where = f"replay line {line}" if line is not None else "replay"
 
     def fail(problem: str) -> ValueError:
@@ -177,10 +206,13 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
     unknown = sorted(set(record) - set(KEYS))
     if unknown:
         raise fail(f"unknown keys {', '.join(unknown)}")
-    if record["format"] != FORMAT or record["version"] != VERSION:
+    if record["format"] != FORMAT or not _whole(record["version"]) or record["version"] != VERSION:
         raise fail(f"not a {FORMAT} version {VERSION} record (format {record['format']!r}, "
                    f"version {record['version']!r})")
     options, n = record["options"], record["num_players"]
+    for key in ("num_players", "dealer"):
+        if not _whole(record[key]):
+            raise fail(f"{key} must be a whole number, got {json.dumps(record[key])}")
     if not isinstance(options, dict) or "variant" in options:
         raise fail(f"options must be an object of rule options, got {options!r}")
     try:
@@ -195,15 +227,22 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
         raise fail("packs must be a non-empty list of pack texts")
     if not isinstance(actions, list):
         raise fail("actions must be a list of [seat, text]")
+    if max_actions is not None and len(actions) > max_actions:
+        raise fail(f"{len(actions)} actions; at most {max_actions} are replayed here")
+
+    def start() -> Game:
+        return new_game(rules, n, decks=packs, dealer=record["dealer"], rng=random.Random(0))
+
     try:
-        game = new_game(rules, n, decks=packs, dealer=record["dealer"], rng=random.Random(0))
+        game = start()
     except (ValueError, TypeError) as error:
         raise fail(str(error)) from None
-    states = [game.clone()] if keep_states else []
+    played = []
     for index, item in enumerate(actions):
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
-                and isinstance(item[1], str)):
-            raise fail(f"action {index}: expected [seat, text], got {item!r}")
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
+            raise fail(f"action {index}: expected [seat, text], got {_short(item)}")
+        if not _whole(item[0]):
+            raise fail(f"action {index}: its seat must be a whole number, got {_short(item[0])}")
         seat, text = item
         if game.over:
             raise fail(f"action {index} ({seat}, {text!r}): the match is already over")
@@ -217,10 +256,9 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
         except ValueError as error:
             raise fail(f"action {index} ({seat}, {text!r}): {error}") from None
         game.apply(action)
+        played.append(action)
         if game.deals_dealt > len(packs):
             raise fail(f"action {index} starts deal {game.deals_dealt}, but only {len(packs)} pack(s) are given")
-        if keep_states:
-            states.append(game.clone())
     if not game.over and record["returns"] is not None:  # returns null: a match not yet over
         raise fail(f"the actions stop before the match is over ({len(actions)} actions, seat "
                    f"{game.current_player} to act)")
@@ -228,11 +266,28 @@ def replay(record: Any, line: int | None = None, keep_states: bool = True) -> Re
     if len(packs) != game.deals_dealt:
         raise fail(f"{len(packs)} packs for {game.deals_dealt} deal(s)")
     for key in ("showdowns", "returns", "losers"):
+        flag = _find_bool(record[key], key)
+        if flag:
+            raise fail(f"{flag} must be a number, not true or false")
         if record[key] != rebuilt[key]:
             raise fail(f"{key} do not match the game: the file has {_short(record[key])}, "
                        f"the game {_short(rebuilt[key])}")
     shown = [f"{name} ({seat})" if names.count(name) > 1 else name for seat, name in enumerate(names)]
-    return Replayed(record, rules, states or [game], shown)
+    return Replayed(record, rules, game, played, start, shown)
+
+
+def _find_bool(value: Any, where: str) -> str:
+    """Where in ``value`` a bool is (``showdowns[0].winners[1]``), or "": no count, seat or amount is one."""
+    stack = [(value, where)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, bool):
+            return where
+        if isinstance(value, dict):
+            stack.extend((item, f"{where}.{key}") for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{index}]") for index, item in reversed(list(enumerate(value))))
+    return ""
 
 
 def _short(value: Any) -> str:

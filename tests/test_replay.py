@@ -212,3 +212,41 @@ def test_replay_to_mp4_or_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="writing MP4 needs imageio and imageio-ffmpeg"):
         save_animation(scenes, str(tmp_path / "other.mp4"))
     assert not (tmp_path / "other.mp4").exists()
+
+
+def _seat_one_record():
+    """A finished two-player match dealt first by seat 1, which seat 1 wins at least one deal of."""
+    for seed in range(100):
+        game = new_game(make_rules("old_game"), 2, dealer=1, rng=random.Random(seed))
+        rng = random.Random(seed)
+        while not game.over:
+            game.apply(rng.choice(game.legal_actions()))
+        record = record_game(game)
+        if any(s["winners"] == [1] for s in record["showdowns"]):
+            return record
+    raise AssertionError("no such match")
+
+
+def _set_true(record, field):
+    if field == "seat":
+        next(a for a in record["actions"] if a[0] == 1)[0] = True
+    elif field == "winners":
+        next(s for s in record["showdowns"] if s["winners"] == [1])["winners"] = [True]
+    else:
+        assert record[field] == 1
+        record[field] = True
+
+
+@pytest.mark.parametrize("field", ["seat", "dealer", "version", "winners"])
+def test_a_boolean_is_not_a_number_in_a_replay(field):
+    # JSON true is no seat: Python reads it as 1 unless the replay asks for a real whole number.
+    record = _seat_one_record()
+    replay(record)
+    _set_true(record, field)
+    with pytest.raises(ValueError, match=field):
+        replay(record)
+
+
+def test_a_deeply_nested_line_is_a_clear_error():
+    with pytest.raises(ValueError, match="replay line 1"):
+        parse_replay_text("[" * 100_000 + "]" * 100_000 + "\n")
