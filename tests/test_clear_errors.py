@@ -9,6 +9,7 @@ import math
 import gymnasium
 import numpy as np
 import pytest
+import yaml
 
 import commerce_env
 from agents import make_agent
@@ -177,3 +178,28 @@ def test_search_arguments_out_of_bounds_or_of_the_wrong_type_are_named(arguments
 def test_heuristic_arguments_of_the_wrong_type_are_named(spec, named):
     with pytest.raises(ValueError, match=named):
         make_agent(spec)
+
+
+@pytest.mark.parametrize("seed", ["3", 3.5, True])
+def test_a_vec_env_seed_that_is_no_integer_is_named(seed):
+    with pytest.raises(TypeError, match=f"seed.*{seed!r}"):
+        vec(opponents=["random"], seed=seed)
+    env = vec(opponents=["random"])
+    with pytest.raises(TypeError, match=f"seed.*{seed!r}"):
+        env.seed(seed)
+
+
+def test_a_vec_env_takes_a_numpy_integer_seed():
+    np.testing.assert_array_equal(vec(opponents=["random"], seed=np.int64(3)).reset(),
+                                  vec(opponents=["random"], seed=3).reset())
+
+
+def test_yaml_numbers_in_exponent_form_reach_search_as_numbers():
+    spec = yaml.safe_load("{agent: search, ms: 1e3, worlds: 1e2}")
+    assert spec["ms"] == "1e3"  # YAML 1.1 reads it as text
+    agent = make_agent(spec)
+    assert agent.ms == 1000.0 and agent.worlds == 100
+    with pytest.raises(ValueError, match="ms.*1e12"):
+        make_agent(yaml.safe_load("{agent: search, ms: 1e12}"))
+    with pytest.raises(ValueError, match="ms.*1e12"):
+        make_agent("search(ms=1e12)")

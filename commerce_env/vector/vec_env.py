@@ -56,6 +56,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..critic_state import CriticState
 from ..engine.actions import NUM_ACTIONS
+from ..env_arguments import checked_seed
 from ..exchange_limit import BatchExchangeLimit
 from ..features import feature_names
 from ..opponents import OpponentPool
@@ -116,6 +117,7 @@ class BatchVecEnv(VecEnv):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         if not isinstance(critic_state, bool):
             raise ValueError(f"critic_state must be True or False, got {critic_state!r}")
+        seed = checked_seed(seed)
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
@@ -302,6 +304,7 @@ class BatchVecEnv(VecEnv):
         pass
 
     def seed(self, seed: int | None = None) -> list[int | None]:
+        seed = checked_seed(seed)
         self._rng = np.random.default_rng(seed)
         return [seed] * self.num_envs
 
