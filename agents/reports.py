@@ -43,7 +43,10 @@ def report_markdown(result: dict) -> str:
             lines.append(f"| {p['a']} | {p['b']} | {p['mean_difference']:+.3f} | "
                          f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {p['a_beats_b']:.3f} | "
                          f"{p['p_value']:.2g} |")
-    lines += ["", "Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
+    lines += ["", "OpenSkill ordinal: a Plackett-Luce rating with each duplicate group as one match, the agents "
+              "placed by their mean reward per deal in it (ties tied): how often an agent finishes ahead, not by "
+              "how much.", ""]
+    lines += ["Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
     return "\n".join(lines)
 
 

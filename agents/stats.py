@@ -172,26 +172,24 @@ def stratified_bootstrap(strata: list[np.ndarray], *, weights: list[np.ndarray] 
             "scores": int(everything.size), "strata": len(arrays), "weighted": weights is not None}
 
 
-def openskill_ratings(games: list[tuple[list[str], list[float]]]) -> dict[str, dict[str, float]]:
-    """Plackett-Luce (OpenSkill) ratings from games in a fixed order.
+def openskill_ratings(groups: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Plackett-Luce (OpenSkill) ratings from duplicate groups, in a fixed order.
 
-    Each game is ``(names by seat, returns by seat)``; a name in several seats
-    is one team member scored by its mean return.  Games with one name only
-    are skipped.
+    Each group is ``{agent name: its mean reward per deal in that group}``: one match in which the
+    agents finish in the order of those means, equal means tied.  So the rating ranks what the
+    arena ranks, over the groups that cancel the luck of the cards, and measures how often an agent
+    finishes ahead, not by how much (the mean reward says that).  Groups with one agent are skipped.
     """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings: dict[str, object] = {}
-    for names, returns in games:
-        scores: dict[str, list[float]] = {}
-        for name, value in zip(names, returns, strict=True):
-            scores.setdefault(name, []).append(value)
+    for scores in groups:
         if len(scores) < 2:
             continue
         present = sorted(scores)
         teams = [[ratings.setdefault(n, model.rating(name=n))] for n in present]
-        new = model.rate(teams, scores=[float(np.mean(scores[n])) for n in present])
+        new = model.rate(teams, scores=[float(scores[n]) for n in present])
         for n, (rating,) in zip(present, new, strict=True):
             ratings[n] = rating
     return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}
@@ -209,7 +207,6 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
     seat_deals = np.zeros((g_count, k))
     seat_games = np.zeros((g_count, k))
     wins = np.zeros((g_count, k))
-    rated: list[tuple[list[str], list[float]]] = []
     for g, games in enumerate(records):
         for seating, returns, counted in games:
             best = max(returns)
@@ -220,7 +217,6 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
                 seat_games[g, a] += 1
                 if seat in winners:
                     wins[g, a] += 1.0 / len(winners)
-            rated.append(([unique[a] for a in seating], list(returns)))
     agents = {}
     for name, a in index.items():
         low, high = bootstrap_ci(reward[:, a], seat_deals[:, a], seed=seed)
@@ -249,4 +245,5 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
                 "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()),
                 "p_value": ratio_difference_test(reward[:, i], seat_deals[:, i], reward[:, j], seat_deals[:, j]),
             })
+    rated = [{unique[a]: float(per_deal[g, a]) for a in range(k) if seat_deals[g, a] > 0} for g in range(g_count)]
     return {"agents": agents, "pairwise": pairwise, "ratings": openskill_ratings(rated)}

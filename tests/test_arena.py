@@ -215,8 +215,8 @@ def test_a_deal_weighted_aggregate_of_one_seed_is_its_per_deal_margin():
 
 
 def test_openskill_ranks_the_better_player_first():
-    games = [(["a", "b", "c"], [3.0, -1.0, -2.0])] * 20
-    ratings = stats.openskill_ratings(games)
+    groups = [{"a": 3.0, "b": -1.0, "c": -2.0}] * 20
+    ratings = stats.openskill_ratings(groups)
     assert ratings["a"]["ordinal"] > ratings["b"]["ordinal"] > ratings["c"]["ordinal"]
 
 
@@ -316,7 +316,7 @@ def test_python_takes_the_command_lines_text_for_an_agent_with_arguments():
 
 
 def test_make_agent_takes_the_command_lines_text_too():
-    # what builds one agent reads "search(worlds=3)" as the arena does (benchmarks.decision_swap's --model)
+    # what builds one agent reads "search(worlds=3)" as the arena does (research.decision_swap's --model)
     agent = make_agent("search(worlds=3, margin=2.0)")
     assert isinstance(agent, SearchAgent) and (agent.worlds, agent.margin) == (3, 2.0)
     model = make_agent("model:models/widow(search=false)", variant="widow", num_players=4)
