@@ -177,12 +177,13 @@ class CommerceEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         """A new match with the learner's seat and opponents drawn anew.
 
-        ``options``: ``deck``/``decks`` and ``dealer`` as in the AEC env, and
-        ``seat`` to place the learner.  If the match ends before the learner
-        has a decision, another match is dealt (the given packs are then used
-        up and the rest are shuffled), and what it paid the learner is carried
-        into the first step's reward.  Everything is checked before anything
-        changes: a bad option raises and leaves the env as it was.
+        ``seed``: an integer (numpy's too) or None.  ``options``: a mapping with
+        ``deck``/``decks`` and ``dealer`` as in the AEC env, and ``seat`` to place the
+        learner.  If the match ends before the learner has a decision, another
+        match is dealt (the given packs are then used up and the rest are
+        shuffled), and what it paid the learner is carried into the first step's
+        reward.  Everything is checked before anything changes: a bad option
+        raises and leaves the env as it was.
         """
         seed = checked_seed(seed)
         options = reset_options(options)

@@ -30,7 +30,19 @@ def single():
     return env
 
 
-ENVS = {"aec": aec, "single": single}
+def raw():
+    env = commerce_env.raw_env(num_players=3)
+    env.reset(seed=1)
+    return env
+
+
+def gym():
+    env = gymnasium.make("commerce/Commerce-v0", num_players=3)
+    env.reset(seed=1)
+    return env
+
+
+ENVS = {"aec": aec, "raw": raw, "single": single, "gym": gym}
 
 
 def game_of(env):
