@@ -65,7 +65,8 @@ def test_render(config, capsys):
 def snapshot(d):
     """Everything a bad call must leave alone: history, observations, engine fields."""
     game = d.game
-    fields = {k: copy.deepcopy(v) for k, v in vars(game).items() if k not in ("rng", "_legal_cache")}
+    caches = ("rng", "_legal_cache", "lineage", "known_records")  # lineage: a slot its clones share (no state)
+    fields = {k: copy.deepcopy(v) for k, v in vars(game).items() if k not in caches}
     fields["rng"] = game.rng.getstate()
     observations = {a: d.env.observe(a) for a in d.env.possible_agents}
     return d.raw.history, observations, fields, d.env.agent_selection, dict(d.env.rewards)
