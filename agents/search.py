@@ -68,7 +68,8 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
 
 
 class SearchAgent(Agent):
-    """Determinized Monte Carlo with greedy rollouts; ``worlds`` or ``ms`` per decision.
+    """Determinized Monte Carlo with greedy rollouts; ``worlds`` (at most :data:`MAX_WORLDS`)
+    or ``ms`` (at most :data:`MAX_MS`) per decision.
 
     With a ``prior`` the search starts from the expected-value agent's choice
     and switches to another action only when the rollouts, on the same worlds,
