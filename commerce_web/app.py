@@ -1,77 +1,113 @@
 """``commerce serve``: the Flask app (plain HTML, JS and CSS in ``static/``; no build step).
 
-JSON API (every error is ``{"error": "..."}`` with a 4xx status):
+JSON API (every error is ``{"error": "..."}`` with a 4xx or 5xx status):
 
-* ``GET /api/variants``: variants, their options with R12 defaults, built-in agents, model folders found;
+* ``GET /api/variants``: variants, their options with R12 defaults, built-in agents, and the models
+  of the server's models folder (``{"name": "model:widow", "variant", "players"}``);
 * ``POST /api/matches`` ``{"variant", "players", "seat", "opponents": [...], "options": {...}, "seed"}``:
-  a new match; returns ``{"id", "state"}``;
+  a new match; returns ``{"id", "state"}``.  Opponents come from an allow-list
+  (:mod:`commerce_web.opponents`): built-in agents with bounded arguments, models by name;
 * ``GET /api/matches/<id>``: the match's state, from the human seat's point of view only (R11);
 * ``POST /api/matches/<id>/actions`` ``{"action": "offer 10H"}``: the human's action; the agents then
   play until the human's next turn; returns the state;
 * ``POST /api/replays`` ``{"text": <a replay file's text>, "game": 1}``: a saved game's scenes to step through.
 
-Matches are kept in memory under unguessable ids (``secrets.token_urlsafe``): a
-browser can reach only the match whose id it was given.
+The agents move on worker threads (:class:`commerce_web.store.AgentTurns`): a request waits for them
+at most ``turn_seconds``, then answers with ``"thinking": true``; the page asks again until the
+human's turn.  Matches are kept in memory under unguessable ids (``secrets.token_urlsafe``), per
+client (:class:`commerce_web.store.MatchStore`): a browser reaches only the match whose id it was
+given, and no client can push out another's.  Requests whose ``Host`` (or ``Origin``) is not the
+server's address or localhost are refused, so a web page cannot reach the server through DNS
+rebinding.  No answer holds exception text or a server path: the server's log does.
 """
 
 from __future__ import annotations
 
-import secrets
-import threading
-from collections import OrderedDict
+import ipaddress
+import json
+import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from commerce_env.replay import parse_replay_text
 
-from .session import Match, RequestError, variants_info
+from .opponents import choose, find_models
+from .session import BusyError, Match, RequestError, variants_info
+from .store import (
+    IDLE_SECONDS,
+    MATCHES_PER_CLIENT,
+    MAX_MATCHES,
+    TURN_SECONDS,
+    AgentTurns,
+    MatchStore,
+    ServerFullError,
+)
 
 STATIC = Path(__file__).parent / "static"
-MAX_MATCHES = 256  # the oldest match is dropped beyond this
 MAX_UPLOAD = 8 * 1024 * 1024
+MAX_REPLAY_ACTIONS = 10_000  # a replay's scenes are sent whole: about 1-3 KB a step
+MAX_OPPONENTS = 12
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARDS = ("", "0.0.0.0", "::")
+HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?")
 
 
-class MatchStore:
-    """Matches by id, the least recently used dropped first."""
-
-    def __init__(self, limit: int = MAX_MATCHES):
-        self.limit = limit
-        self.matches: OrderedDict[str, Match] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def add(self, match: Match) -> str:
-        key = secrets.token_urlsafe(18)
-        with self.lock:
-            self.matches[key] = match
-            while len(self.matches) > self.limit:
-                self.matches.popitem(last=False)
-        return key
-
-    def get(self, key: str) -> Match:
-        with self.lock:
-            match = self.matches.get(key)
-            if match is None:
-                raise LookupError(key)
-            self.matches.move_to_end(key)
-            return match
-
-
-def model_folders(root: Path | None = None) -> list[str]:
-    """``model:`` specs of the model folders under ``./models`` (each holding a ``model.json``)."""
-    root = Path("models") if root is None else root
-    if not root.is_dir():
-        return []
-    return sorted(f"model:{p.parent.as_posix()}" for p in root.glob("*/model.json"))
+def host_allowed(header: str | None, bound: str | None, port: int | None) -> bool:
+    """Whether a ``Host`` header (``name`` or ``name:port``) names this server: localhost, or the
+    address it is bound to (any IP address when bound to all), with its port when ``port`` is known.
+    A page that reaches the server through DNS rebinding sends its own domain name: refused."""
+    header = (header or "").strip().lower()
+    if not HOST_HEADER.fullmatch(header):
+        return False
+    parts = urlsplit("//" + header)
+    try:
+        name, given = parts.hostname or "", parts.port
+    except ValueError:
+        return False
+    if port is not None and given != port and not (given is None and port == 80):
+        return False
+    bound = (bound or "").strip().lower().strip("[]")
+    if name in LOCAL_NAMES or name == bound:
+        return True
+    if bound in WILDCARDS:
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+    return False
 
 
-def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) -> Flask:
+def origin_host(origin: str) -> str | None:
+    """An ``Origin`` header (``http://127.0.0.1:8765``) as a Host header (``127.0.0.1:8765``), or None."""
+    parts = urlsplit(origin)
+    try:
+        name, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not name:
+        return None
+    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+
+
+def create_app(models_root: Path | None = None, *, host: str | None = None, port: int | None = None,
+               matches_per_client: int = MATCHES_PER_CLIENT, max_matches: int = MAX_MATCHES,
+               idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
+               turn_seconds: float = TURN_SECONDS) -> Flask:
+    """The app; ``models_root``: the models folder (default ``models``); ``host``/``port``: the
+    address the server listens on (for the Host check; ``port`` None accepts any port)."""
+    models_root = Path("models") if models_root is None else Path(models_root)
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
     app.json.sort_keys = False
-    store = MatchStore(max_matches)
+    store = MatchStore(matches_per_client, max_matches, idle_seconds, clock)
+    turns = AgentTurns(wait_seconds=turn_seconds)
     app.extensions["commerce_matches"] = store  # for tests
 
     def body() -> dict[str, Any]:
@@ -86,6 +122,26 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
         except LookupError:
             raise UnknownMatchError(f"no match {key!r}: it ended long ago or never was; start a new one") from None
 
+    @app.before_request
+    def check_host():
+        header = request.headers.get("Host")
+        origin = request.headers.get("Origin")
+        if not host_allowed(header, host, port):
+            where = f"http://{host or '127.0.0.1'}:{port}/" if port else "the address the server prints"
+            return refused(f"Host header {header!r} is not this server's address; open {where}")
+        if origin is not None and not host_allowed(origin_host(origin), host, port):
+            return refused(f"Origin {origin!r} is not this server's page")
+        return None
+
+    def refused(message: str):
+        return app.response_class(f"403 Forbidden: {message[:300]}\n", status=403, mimetype="text/plain")
+
+    @app.after_request
+    def headers(response):
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
     @app.get("/")
     def index():
         return send_from_directory(STATIC, "index.html")
@@ -96,7 +152,9 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
 
     @app.get("/api/variants")
     def variants():
-        return jsonify({**variants_info(), "models": model_folders(models_root)})
+        models = [{"name": name, "variant": m["variant"], "players": m["players"]}
+                  for name, m in find_models(models_root).items()]
+        return jsonify({**variants_info(), "models": models})
 
     @app.post("/api/matches")
     def new_match():
@@ -110,9 +168,15 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
                 raise RequestError(f"{name} must be a whole number, got {value!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise RequestError(f"seed must be a whole number or null, got {seed!r}")
-        match = Match(data.get("variant", "trade_barter"), players, seat, data.get("opponents", ["greedy"]),
-                      data.get("options", {}), seed)
-        key = store.add(match)
+        specs = data.get("opponents", ["greedy"])
+        if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_OPPONENTS:
+            raise RequestError(f"opponents must be a non-empty list of at most {MAX_OPPONENTS} agent names "
+                               f"or model:<name>, got {json.dumps(specs)[:200]}")
+        models = find_models(models_root)
+        opponents = [choose(spec, models) for spec in specs]
+        match = Match(data.get("variant", "trade_barter"), players, seat, opponents, data.get("options", {}), seed)
+        key = store.add(request.remote_addr or "unknown", match)
+        turns.play(match)
         with match.lock:
             return jsonify({"id": key, "state": match.state()})
 
@@ -130,6 +194,8 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
             raise RequestError('send {"action": "<action text>"}, e.g. {"action": "knock"}')
         with match.lock:
             match.act(data["action"])
+        turns.play(match)
+        with match.lock:
             return jsonify(match.state())
 
     @app.post("/api/replays")
@@ -141,30 +207,41 @@ def create_app(max_matches: int = MAX_MATCHES, models_root: Path | None = None) 
         if isinstance(game, bool) or not isinstance(game, int):
             raise RequestError(f"game must be a whole number from 1, got {game!r}")
         try:
-            replayed = parse_replay_text(text, game)
+            replayed = parse_replay_text(text, game, max_actions=MAX_REPLAY_ACTIONS)
         except ValueError as error:
             raise RequestError(str(error)) from None
-        scenes = replayed.scenes(None)  # a finished game: everything is shown
         games = sum(1 for line in text.splitlines() if line.strip())
-        return jsonify({"game": game, "games": games, "names": replayed.names,
-                        "scenes": [s.to_dict() for s in scenes], "lines": replayed.lines()})
+        # A finished game: everything is shown.  Each scene is written out as it is built (one game
+        # stepped forward), so the work and memory follow the number of actions.
+        scenes = ",".join(json.dumps(s.to_dict(), separators=(",", ":")) for s in replayed.iter_scenes(None))
+        head = json.dumps({"game": game, "games": games, "names": replayed.names})[:-1]
+        lines = json.dumps(replayed.lines())
+        return app.response_class(f'{head}, "scenes": [{scenes}], "lines": {lines}}}', mimetype="application/json")
 
     @app.errorhandler(RequestError)
     def bad_request(error: RequestError):
         return jsonify({"error": str(error)}), 400
 
+    @app.errorhandler(BusyError)
+    def busy(error: BusyError):
+        return jsonify({"error": str(error)}), 409
+
     @app.errorhandler(UnknownMatchError)
     def not_found(error: UnknownMatchError):
         return jsonify({"error": str(error)}), 404
+
+    @app.errorhandler(ServerFullError)
+    def full(error: ServerFullError):
+        return jsonify({"error": str(error)}), 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
         return jsonify({"error": f"{error.code} {error.name}: {error.description}"}), error.code
 
     @app.errorhandler(Exception)
-    def server_error(error: Exception):  # still JSON, so the page can show it
+    def server_error(error: Exception):  # still JSON, so the page can show it; the details go to the log only
         app.logger.exception("unexpected error")
-        return jsonify({"error": f"server error: {type(error).__name__}: {error}"}), 500
+        return jsonify({"error": "server error: something went wrong on the server (its log says what)"}), 500
 
     return app
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 DEFAULT_PORT = 8765
 
@@ -19,9 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=replay_command)
 
     serve = subparsers.add_parser("serve", help="play against agents and watch replays in the browser")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this "
-                       "machine only)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: local "
+                       "connections only); the server answers only requests addressed to this address or localhost")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    serve.add_argument("--models", default="models", metavar="DIR",
+                       help="the models the page offers as opponents: each folder DIR/<name> holding a model.json "
+                            "is offered as model:<name> (default models/); a request names a model only this way, "
+                            "never by a path")
     serve.set_defaults(func=serve_command)
 
 
@@ -55,7 +60,10 @@ def serve_command(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(f"commerce serve: --port must be from 1 to 65535, got {args.port}", file=sys.stderr)
         return 2
-    app = create_app()
+    models = Path(args.models)
+    if not models.is_dir():
+        print(f"commerce serve: no models folder {models}; the built-in agents only", file=sys.stderr)
+    app = create_app(models, host=args.host, port=args.port)
     print(f"Commerce: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")
     try:
         app.run(host=args.host, port=args.port, threaded=True)

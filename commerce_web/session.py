@@ -4,21 +4,25 @@ A :class:`Match` holds the engine game, the agents of the other seats and the
 human's seat.  Everything it sends out (:meth:`Match.state`) is built from
 the human seat's point of view (:func:`commerce_env.scene.build_scene`, R11):
 no card the human has not seen is ever in it.  Agents are driven through the
-project's agent API in one place, :func:`agent_action`.
+project's agent API in one place, :meth:`Match.step`: one agent move at a time,
+the agent thinking outside the match's lock, so that the match can be read
+(``"thinking": true``) while an agent decides.
 """
 
 from __future__ import annotations
 
+import logging
+import numbers
 import random
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
-from commerce_env.engine.base import DEAL, SHOW, Game
+from commerce_env.engine.base import DEAL, SHOW
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
@@ -26,23 +30,20 @@ from commerce_env.rules import OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import FACE_DOWN_KINDS, build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
 
+if TYPE_CHECKING:
+    from .opponents import Opponent
+
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
 MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
+log = logging.getLogger(__name__)
 
 
 class RequestError(ValueError):
     """A request the match refuses; the message says why (sent to the browser as JSON)."""
 
 
-def agent_action(agent: Any, game: Game, seat: int) -> int:
-    """The agent API, in one place: ``Agent.act(view)`` with the seat's view only (R11)."""
-    return int(agent.act(seat_view(game, seat)))
-
-
-def make_opponent(spec: str) -> Any:
-    from agents import make_agent
-
-    return make_agent(spec)
+class BusyError(RequestError):
+    """The agents are still moving: the human's action must wait for his turn."""
 
 
 def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -78,9 +79,13 @@ def variants_info() -> dict[str, Any]:
 
 
 class Match:
-    """A match: the human in ``seat``, agents elsewhere; thread-safe per match."""
+    """A match: the human in ``seat``, agents elsewhere; thread-safe per match.
 
-    def __init__(self, variant: str, num_players: int, seat: int, opponents: Sequence[str],
+    The agents move through :meth:`step` (a worker thread calls it, one agent move at a time),
+    so that a request waits for them only as long as it chooses; meanwhile ``thinking`` is set
+    and the human's action is refused with :class:`BusyError`."""
+
+    def __init__(self, variant: str, num_players: int, seat: int, opponents: Sequence[Opponent],
                  options: Mapping[str, Any] | None = None, seed: int | None = None):
         if variant not in VARIANTS:
             raise RequestError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
@@ -91,26 +96,18 @@ class Match:
             raise RequestError(str(error)) from None
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
             raise RequestError(f"seat must be a number from 0 to {num_players - 1}, got {seat!r}")
-        if isinstance(opponents, str) or not opponents or not all(isinstance(o, str) and o for o in opponents):
-            raise RequestError("opponents must be a non-empty list of agent names or model:<folder>, "
-                               f"got {opponents!r}")
+        if not opponents:
+            raise RequestError("opponents must be a non-empty list of agent names or model:<name>")
         self.seat = seat
         self.num_players = num_players
         self.seed = random.randrange(2**31) if seed is None else seed
         self.agents: list[Any] = [None] * num_players
         self.names = ["you"] * num_players
-        k = 0
-        for s in range(num_players):
-            if s == seat:
-                continue
-            spec = opponents[k % len(opponents)]
-            k += 1
-            try:
-                agent = make_opponent(spec)
-            except (ValueError, TypeError, OSError) as error:
-                raise RequestError(f"opponent {spec!r}: {error}") from None
-            self.agents[s] = agent
-            self.names[s] = f"{short_name(spec)} ({s})"
+        seats = [s for s in range(num_players) if s != seat]
+        for k, s in enumerate(seats):
+            opponent = opponents[k % len(opponents)]
+            self.agents[s] = self._make(opponent, variant, num_players)
+            self.names[s] = f"{short_name(opponent.spec)} ({s})"
         # The human is the eldest hand of the first deal, so he acts first (R3.1: the eldest sits at the
         # dealer's left); with a knock before his turn he would otherwise see a deal end without him.
         self.game = new_game(self.rules, num_players, dealer=(seat - 1) % num_players, rng=random.Random(self.seed))
@@ -118,22 +115,39 @@ class Match:
             if agent is not None:
                 try:
                     agent.reset(s, num_players, self.rules, self.seed + s)
-                except ValueError as error:  # e.g. a model trained for other rules or players
+                except ValueError as error:  # e.g. a model trained for other rules
                     raise RequestError(f"opponent {self.names[s]}: {error}") from None
         self.watchers = [(s, a) for s, a in enumerate(self.agents) if a is not None and _listens(a)]
         self.lock = threading.Lock()
         self.since = 0  # the number of actions taken when the human last acted
-        self.error = ""
-        self._advance()
+        self.error = ""  # why the match cannot go on (an agent failed), for the page
+        self.thinking = False  # the agents are moving (see step)
+        self.idle = threading.Event()  # set while the agents are not moving
+        self.idle.set()
+        self.stopped = False
+
+    @staticmethod
+    def _make(opponent: Opponent, variant: str, num_players: int) -> Any:
+        if opponent.variant is not None and (opponent.variant, opponent.players) != (variant, num_players):
+            raise RequestError(f"opponent {opponent.spec!r} plays {opponent.variant} with {opponent.players} "
+                               f"players, not {variant} with {num_players}")
+        try:
+            return opponent.make()
+        except Exception:  # a model file the server holds: the log says why, the page only that it failed
+            log.exception("opponent %r could not be made", opponent.spec)
+            raise RequestError(f"opponent {opponent.spec!r} could not be loaded (the server's log says why)") from None
 
     # -------------------------------------------------------------- play
     def act(self, text: Any) -> None:
-        """The human's action, given by its canonical text (R12), then the agents until his turn."""
+        """The human's action, given by its canonical text (R12); the agents move after it (:meth:`step`)."""
         game = self.game
+        if self.error:
+            raise RequestError(self.error)
         if game.over:
             raise RequestError("the match is over; start a new one")
-        if game.current_player != self.seat:  # cannot happen: agents move until the human's turn
-            raise RequestError("it is not your turn")
+        if self.thinking or game.current_player != self.seat:
+            raise BusyError("the other players are still moving; ask for the match again and play when it is "
+                            "your turn")
         if not isinstance(text, str) or not text.strip():
             raise RequestError(f"an action is a text such as 'knock' or 'offer 10H', got {text!r}")
         legal = game.legal_actions()
@@ -151,15 +165,71 @@ class Match:
             raise RequestError(f"{text!r} is not allowed now; your choices: {choices}")
         self._apply(self.seat, action)
         self.since = game.actions_taken
-        self._advance()
 
-    def _advance(self) -> None:
+    def start_thinking(self) -> bool:
+        """Mark the agents as moving if one is to move now; True if they were not moving before
+        (the caller then has :meth:`step` called until it returns False)."""
+        with self.lock:
+            if self.thinking or not self._agent_to_move():
+                return False
+            self.thinking = True
+            self.idle.clear()
+            return True
+
+    def step(self) -> bool:
+        """One agent move; True while agents are still to move.  The agent decides outside the lock,
+        from its seat's view only (R11); an agent that fails or answers an illegal action ends the
+        match with an error (logged, and a plain message for the page)."""
+        with self.lock:
+            if not self._agent_to_move():
+                return self._done()
+            seat = self.game.current_player
+            view = seat_view(self.game, seat)
+        agent = self.agents[seat]
+        try:
+            action = agent.act(view)  # the one call of the agent API
+        except Exception:
+            log.exception("opponent %s failed to move", self.names[seat])
+            action = None
+        with self.lock:
+            if self.stopped:
+                return self._done()
+            if isinstance(action, bool) or not isinstance(action, numbers.Integral) or (
+                    int(action) not in view.legal_actions):
+                log.error("opponent %s answered %r, not one of %s", self.names[seat], action, view.legal_actions)
+                self.error = f"opponent {self.names[seat]} failed to move; the match cannot go on (start a new one)"
+                return self._done()
+            self._apply(seat, int(action))
+            return self._agent_to_move() or self._done()
+
+    def play_agents(self) -> None:
+        """The agents' moves until the human's turn, in this thread (scripts and tests)."""
+        if self.start_thinking():
+            while self.step():
+                pass
+
+    def fail(self, message: str) -> None:
+        """End the match with ``message`` for the page (what went wrong is logged, not sent)."""
+        with self.lock:
+            self.error = message
+            self._done()
+
+    def stop(self) -> None:
+        """No more agent moves (the match was dropped)."""
+        with self.lock:
+            self.stopped = True
+
+    def _agent_to_move(self) -> bool:
         game = self.game
-        while not game.over and game.current_player != self.seat:
-            if len(game.history) > MAX_ACTIONS:
-                raise RuntimeError("the match did not end")
-            seat = game.current_player
-            self._apply(seat, agent_action(self.agents[seat], game, seat))
+        if game.actions_taken > MAX_ACTIONS and not self.error:  # a counter, not the history rebuilt
+            log.error("a match passed %d actions", MAX_ACTIONS)
+            self.error = f"the match did not end within {MAX_ACTIONS} actions; start a new one"
+        return not (self.stopped or self.error or game.over or game.current_player == self.seat)
+
+    def _done(self) -> bool:
+        self.thinking = False
+        self.idle.set()
+        return False
 
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
@@ -170,12 +240,13 @@ class Match:
 
     # ------------------------------------------------------------- views
     def state(self) -> dict[str, Any]:
-        """Everything the page shows, from the human seat's point of view only (R11)."""
+        """Everything the page shows, from the human seat's point of view only (R11); call it
+        holding :attr:`lock`.  ``thinking``: the agents are moving, ask again for the rest."""
         game, seat = self.game, self.seat
         current = build_scene(game, seat, self.names, showdown=False)
         recent = [s for s in game.showdowns if s.actions >= self.since]  # since the human's last action
         shown = showdown_scene(game, recent[-1], seat, self.names) if recent else None
-        my_turn = game.current_player == seat
+        my_turn = game.current_player == seat and not self.error
         legal = []
         if my_turn:
             for action in game.legal_actions():
@@ -184,9 +255,10 @@ class Match:
                 legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards})
         return {
             "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,
-            "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal,
+            "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal, "thinking": self.thinking,
+            "error": self.error or None,
             "since": self.events(self.since), "deals": [self._deal_result(s) for s in game.showdowns],
-            "over": game.over, "actions": len(game.history),
+            "over": game.over, "actions": game.actions_taken,
             "returns": game.returns() if game.over else None,
         }
 
@@ -197,12 +269,12 @@ class Match:
         record = game.record
         showdowns = iter(game.showdowns)
         lines: list[str] = []
-        actions = 0
+        actions = deals = 0
         for index, (actor, kind, _, _) in enumerate(record):
             if kind == DEAL:
+                deals += 1
                 if actions >= start:
-                    lines.append(f"Deal {sum(1 for e in record[:index + 1] if e[1] == DEAL)}, "
-                                 f"dealt by {self.names[actor]}.")
+                    lines.append(f"Deal {deals}, dealt by {self.names[actor]}.")
             elif kind == SHOW:
                 if index + 1 == len(record) or record[index + 1][1] != SHOW:  # the showdown's last hand
                     shown = next(showdowns)

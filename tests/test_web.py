@@ -77,7 +77,7 @@ def test_the_human_moves_first_in_the_first_deal(client):
     ({"players": 20}, "num_players=20"),
     ({"players": "3"}, "players must be a whole number"),
     ({"seat": 3}, "seat must be a number from 0 to 2"),
-    ({"opponents": ["grandmaster"]}, "unknown agent 'grandmaster'"),
+    ({"opponents": ["grandmaster"]}, "opponent 'grandmaster': unknown agent"),
     ({"opponents": "greedy"}, "opponents must be a non-empty list"),
     ({"opponents": ["model:/no/such/folder"]}, "opponent 'model:/no/such/folder'"),
     ({"colour": "red"}, "unknown fields colour"),
@@ -122,8 +122,8 @@ def test_one_browser_cannot_see_or_change_another_match(client):
     assert client.get(f"/api/matches/{first['id'][:-1]}").status_code == 404
 
 
-def test_old_matches_are_dropped_beyond_the_limit():
-    client = create_app(max_matches=2).test_client()
+def test_a_clients_old_matches_are_dropped_beyond_its_limit():
+    client = create_app(matches_per_client=2).test_client()
     keys = [_new(client, seed=s).get_json()["id"] for s in range(3)]
     assert client.get(f"/api/matches/{keys[0]}").status_code == 404
     assert all(client.get(f"/api/matches/{k}").status_code == 200 for k in keys[1:])
@@ -196,8 +196,10 @@ def test_a_bad_replay_is_a_clear_json_error(client, body, message):
     assert reply.status_code == 400 and message in reply.get_json()["error"]
 
 
-def test_commerce_serve_listens_on_localhost_at_the_given_port():
-    # The contract (DESIGN.md): `commerce serve --port P` serves the web app on 127.0.0.1.
+def test_commerce_serve_listens_on_localhost_at_the_given_port(tmp_path, tiny_model):
+    # The contract (DESIGN.md): `commerce serve --port P` serves the web app on 127.0.0.1, offers the
+    # models of --models DIR by name, and answers no request for another host name (DNS rebinding).
+    import http.client
     import socket
     import subprocess
     import sys
@@ -209,20 +211,27 @@ def test_commerce_serve_listens_on_localhost_at_the_given_port():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     root = Path(__file__).resolve().parent.parent
-    server = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port)], cwd=root,
+    tiny_model("old_game", 3, tmp_path / "served" / "old3")
+    server = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port),
+                               "--models", str(tmp_path / "served")], cwd=root,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/variants", timeout=5) as reply:
-                    assert "widow" in json.loads(reply.read())["variants"]
+                    info = json.loads(reply.read())
+                    assert "widow" in info["variants"] and [m["name"] for m in info["models"]] == ["model:old3"]
                 break
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.2)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as reply:
             assert b"Commerce" in reply.read()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/api/variants", headers={"Host": f"evil.example:{port}"})
+        assert connection.getresponse().status == 403
+        connection.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -243,17 +252,17 @@ def test_a_model_folder_as_an_opponent(tmp_path):
     shapes = expected_shapes(obs.observation_size(3), [8])
     rng = np.random.default_rng(0)
     weights = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in shapes.items()}
-    folder = save_model(tmp_path / "models" / "trade_barter", weights,
-                        make_meta(make_rules("trade_barter"), 3, {"hidden": [8], "activation": "tanh"}),
-                        use_safetensors=False)
+    save_model(tmp_path / "models" / "trade_barter", weights,
+               make_meta(make_rules("trade_barter"), 3, {"hidden": [8], "activation": "tanh"}), use_safetensors=False)
     client = create_app(models_root=tmp_path / "models").test_client()
-    assert client.get("/api/variants").get_json()["models"] == [f"model:{folder.as_posix()}"]
-    reply = _new(client, variant="trade_barter", players=3, opponents=[f"model:{folder}"])
+    assert client.get("/api/variants").get_json()["models"] == [
+        {"name": "model:trade_barter", "variant": "trade_barter", "players": 3}]  # by name, not by path
+    reply = _new(client, variant="trade_barter", players=3, opponents=["model:trade_barter"])
     assert reply.status_code == 200, reply.get_json()
     created = reply.get_json()
     assert created["state"]["names"][1] == "model trade_barter (1)"  # a short label, not the path
     assert _play_out(client, created["id"], created["state"], random.Random(0))["over"]
-    wrong = _new(client, variant="trade_barter", players=4, opponents=[f"model:{folder}"])
+    wrong = _new(client, variant="trade_barter", players=4, opponents=["model:trade_barter"])
     assert wrong.status_code == 400 and "3 players" in wrong.get_json()["error"]
 
 

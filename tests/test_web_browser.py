@@ -36,17 +36,27 @@ pytestmark = pytest.mark.skipif(
 CARD_VERBS = ("ready_money", "offer", "give", "exchange")
 
 
-@pytest.fixture(scope="module")
-def server():
+def _serve(app):
     from werkzeug.serving import make_server
 
-    app = create_app()
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_port}", app
     httpd.shutdown()
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from _serve(create_app())
+
+
+@pytest.fixture(scope="module")
+def thinking_server():
+    """A server that never waits for its agents: every answer after the human's action says they
+    are thinking, and the page must ask again until the human's turn."""
+    yield from _serve(create_app(turn_seconds=0.0))
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +138,13 @@ def test_a_full_match_of_every_variant_by_clicking(server, browser, variant):
     assert browser.find_element(By.ID, "result").text.startswith("Match over")
     assert browser.find_elements(By.CSS_SELECTOR, "#deals tbody tr")  # the result of each deal
     assert "Match over" in browser.find_element(By.ID, "table").text
+
+
+def test_the_page_waits_for_thinking_agents(thinking_server, browser):
+    url, _ = thinking_server
+    _start(browser, url, "pool", players=6, opponents="random, search(worlds=4, margin=2)", options={"deals": "2"})
+    _play_out(browser, random.Random(2))
+    assert browser.find_element(By.ID, "result").text.startswith("Match over")
 
 
 def test_an_illegal_click_is_explained_and_changes_nothing(server, browser):

@@ -15,7 +15,7 @@ const TITLES = {
   old_game: "Commerce: the old game", pool: "Pool commerce",
 };
 
-let info = null;          // variants, options, agents
+let info = null;          // variants, options, agents, models
 let matchId = null;       // the unguessable id of this browser's match
 let settings = null;      // the last match's settings, for "play again"
 let state = null;         // the last state the server sent
@@ -31,6 +31,21 @@ async function api(method, url, body) {
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || `${response.status}`);
   return data;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The server waits for its agents only so long: while they think ("thinking": true), show the
+// moves so far and ask again until the human's turn.
+async function untilMyTurn(current) {
+  while (current.thinking) {
+    state = current;
+    showingShowdown = false;
+    renderState();
+    await sleep(300);
+    current = await api("GET", `/api/matches/${matchId}`);
+  }
+  return current;
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -143,6 +158,8 @@ function renderState() {
       onclick: () => { showingShowdown = false; renderState(); } }));
   } else if (state.over) {
     $("prompt").textContent = "The match is over.";
+  } else if (state.thinking || state.error) {
+    $("prompt").textContent = state.error || "The other players are playing\u2026";
   } else {
     $("prompt").textContent = state.my_turn ? `Your turn: ${state.scene.prompt.replace(/^you /, "")}.` :
       state.scene.prompt;
@@ -189,7 +206,7 @@ async function send(text) {
   $("error").textContent = "";
   document.body.dataset.busy = "yes";
   try {
-    state = await api("POST", `/api/matches/${matchId}/actions`, { action: text });
+    state = await untilMyTurn(await api("POST", `/api/matches/${matchId}/actions`, { action: text }));
     selected = { hand: null, table: null };
     showingShowdown = state.showdown !== null;  // a deal ended since the last action: show its hands first
     renderState();
@@ -210,10 +227,23 @@ async function start(event) {
   const seed = $("seed").value.trim();
   settings = {
     variant: $("variant").value, players: Number($("players").value), seat: Number($("seat").value),
-    opponents: $("opponents").value.split(",").map((s) => s.trim()).filter(Boolean), options,
+    opponents: splitOpponents($("opponents").value), options,
     seed: seed ? Number(seed) : null,
   };
   await begin(settings);
+}
+
+// "search(worlds=96, margin=2), greedy": split at the commas outside brackets.
+function splitOpponents(text) {
+  const pieces = [];
+  let depth = 0, piece = "";
+  for (const char of text) {
+    if (char === "(") depth += 1;
+    if (char === ")") depth -= 1;
+    if (char === "," && depth === 0) { pieces.push(piece); piece = ""; } else piece += char;
+  }
+  pieces.push(piece);
+  return pieces.map((s) => s.trim()).filter(Boolean);
 }
 
 async function begin(chosen) {
@@ -223,11 +253,11 @@ async function begin(chosen) {
     const data = await api("POST", "/api/matches", chosen);
     matchId = data.id;
     document.body.dataset.match = matchId;
-    state = data.state;
-    selected = { hand: null, table: null };
-    showingShowdown = state.showdown !== null;
     $("setup").classList.add("hidden");
     $("game").classList.remove("hidden");
+    state = await untilMyTurn(data.state);
+    selected = { hand: null, table: null };
+    showingShowdown = state.showdown !== null;
     renderState();
   } catch (error) {
     $("setup-error").textContent = error.message;
@@ -291,9 +321,12 @@ async function init() {
   for (const variant of Object.keys(info.variants)) {
     $("variant").append(el("option", { value: variant, text: TITLES[variant] || variant }));
   }
-  const names = [...info.agents, ...info.models];
-  $("agent-list").replaceChildren(...names.map((name) => el("option", { value: name })));
-  $("agent-names").textContent = names.join(", ");
+  // Opponents come from the server's list: built-in agents (arguments in brackets, e.g.
+  // search(worlds=96)) and the models of its models folder, by name (model:widow).
+  const models = info.models.map((m) => m.name);
+  $("agent-list").replaceChildren(...info.agents.map((name) => el("option", { value: name })),
+    ...info.models.map((m) => el("option", { value: m.name, label: `${m.variant}, ${m.players} players` })));
+  $("agent-names").textContent = [...info.agents, ...models].join(", ");
   $("setup-form").append(el("div", { id: "setup-error", role: "alert", class: "error" }));
   fillOptions();
   $("variant").addEventListener("change", fillOptions);
