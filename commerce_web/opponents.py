@@ -48,6 +48,9 @@ class Bound(NamedTuple):
         """Raise ValueError naming ``name`` unless ``value`` fits."""
         if value is None and self.nullable:
             return
+        if not isinstance(value, (bool, int, float, str, type(None))):  # named by its type: never a long repr
+            raise ValueError(f"{name} must be {'true or false' if self.kind == 'flag' else 'a number'}, "
+                             f"got a {type(value).__name__}")
         if self.kind == "flag":
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")

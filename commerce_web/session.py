@@ -18,6 +18,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import new_game
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
 MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
+MAX_OPTION_TEXT = 200
 log = logging.getLogger(__name__)
 
 
@@ -48,9 +51,8 @@ class BusyError(RequestError):
 
 def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     """Rule options from the form: each value a JSON/YAML text (``1``, ``until_out``, ``[pair, point]``)
-    or already a value; an empty text keeps the default."""
-    import yaml
-
+    or already a value; an empty text keeps the default.  A text is short and read without YAML's
+    aliases (``*a``), which would let a few bytes stand for millions of values."""
     if not isinstance(raw, Mapping):
         raise RequestError(f"options must be an object of option names and values, got {raw!r}")
     options: dict[str, Any] = {}
@@ -58,12 +60,23 @@ def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, str):
             if not value.strip():
                 continue
+            if len(value) > MAX_OPTION_TEXT:
+                raise RequestError(f"option {name!r}: longer than {MAX_OPTION_TEXT} characters")
             try:
-                value = yaml.safe_load(value)
+                value = yaml.load(value, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader
             except yaml.YAMLError:
                 raise RequestError(f"option {name!r}: cannot read {value!r}") from None
         options[name] = value
     return options
+
+
+class NoAliasLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing aliases."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("aliases are not read here")
+        return super().compose_node(parent, index)
 
 
 def variants_info() -> dict[str, Any]:

@@ -203,3 +203,26 @@ def test_a_request_from_another_sites_page_is_refused(models, origin, status):
     reply = client.post("/api/matches", json={"variant": "old_game", "players": 2, "opponents": ["random"]},
                         headers={"Host": "127.0.0.1:8765", "Origin": origin})
     assert reply.status_code == status
+
+
+def _aliases(levels: int, width: int = 9) -> str:
+    """A few bytes of YAML that stand for width**levels values (each level repeats the one before)."""
+    items = [f"&l0 [{','.join(['1'] * width)}]"]
+    items += [f"&l{k} [{','.join([f'*l{k - 1}'] * width)}]" for k in range(1, levels)]
+    return f"[{','.join(items)}]"
+
+
+@pytest.mark.parametrize("option", ["max_rounds", "deals", "combinations"])
+def test_yaml_aliases_in_an_option_cannot_blow_up_an_answer(client, option):
+    # Six levels once made a 5.8 MB error message from a 200-byte request; nine would not fit in memory.
+    reply = _new(client, variant="pool", options={option: _aliases(6)})
+    assert reply.status_code == 400 and option in reply.get_json()["error"]
+    assert len(reply.get_data()) < 2000
+
+
+def test_yaml_aliases_in_an_opponents_arguments_cannot_blow_up_an_answer(client):
+    spec = f"search(worlds={_aliases(5, width=8)})"
+    assert len(spec) <= 200
+    reply = _new(client, opponents=[spec])
+    assert reply.status_code == 400 and "worlds" in reply.get_json()["error"]
+    assert len(reply.get_data()) < 2000
