@@ -214,6 +214,54 @@ class BatchEngine:
         K.step_games(self._st, self.params, self.keys, actions.astype(np.int64, copy=False), active, self._masks,
                      self._rewards)
 
+    def load_games(self, games: Sequence[Any], where: Sequence[int] | np.ndarray | None = None,
+                   knowledge: bool = True) -> None:
+        """Put readable engine games (:class:`commerce_env.engine.base.Game`, any state: mid-deal,
+        mid-match, over) into game indices ``where`` (default ``0 .. len(games) - 1``), to be
+        stepped on from there exactly as the readable engine would (search's sampled worlds).
+
+        Each game must be of this engine's variant, players and rules; its ``deals`` may
+        differ, and this engine's then decides when the match ends.  Its given packs come
+        along; past them its later deals are this engine's (shuffled from its own seed, or
+        waited for).  A game that waits for a pack needs ``wait_for_packs``, and one told to
+        stop after its deal (``stop_after_deal``) cannot be loaded.  ``knowledge=False``
+        leaves out what each seat remembers of the deal (R11: its gifts, discards and where it
+        knows cards to be): faster, for players that read no observation.  A refused game
+        raises ``ValueError`` naming its index and why, before anything changes.  The loaded
+        games' :attr:`rewards` are zero; what they had not yet paid comes with their next step."""
+        from .load import game_row, refresh_masks, unloadable
+
+        places = self._all[:len(games)] if where is None else np.asarray(where)
+        if places.shape != (len(games),) or (places.size and (
+                not np.issubdtype(places.dtype, np.integer) or places.min() < 0 or places.max() >= self.num_games)):
+            raise ValueError(f"where must be {len(games)} game indices from 0 to {self.num_games - 1}, "
+                             f"got {where!r:.80}")
+        if len(np.unique(places)) != len(places):
+            raise ValueError(f"where must not repeat a game, got {places.tolist()!r:.80}")
+        if not isinstance(knowledge, bool):
+            raise ValueError(f"knowledge must be True or False, got {knowledge!r}")
+        seen: dict[int, int] = {}  # id(game) -> its row below: a game given many times is read once
+        distinct: list[Any] = []
+        for k, game in enumerate(games):
+            if id(game) not in seen:
+                why = unloadable(game, self)
+                if why is not None:
+                    raise ValueError(f"games[{k}] cannot be loaded: {why}")
+                seen[id(game)] = len(distinct)
+                distinct.append(game)
+        most = max(len(game.decks) for game in distinct) if distinct else 0
+        if most > self.num_decks:
+            self._layout(most)
+        rows = np.array([game_row(game, self.params, knowledge) for game in distinct], dtype=np.int64)
+        places = places.astype(np.int64)
+        if len(places):
+            rng = self._st[places, K.G_RNG]
+            self._st[places] = rows[[seen[id(game)] for game in games]]
+            self._st[places, K.G_RNG] = rng
+        self._rewards[places] = 0.0
+        refresh_masks(self._st, self.params, places, self._masks)
+        self._started = True
+
     def supply_packs(self, games: Sequence[int] | np.ndarray, packs: Sequence[Any]) -> None:
         """Deal each of ``games`` (all :attr:`awaiting_pack`) its next deal from its pack in
         ``packs`` (pack texts or card-index lists, top card first).  A deal settled as it is
