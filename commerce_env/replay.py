@@ -207,14 +207,14 @@ def replay(record: Any, line: int | None = None, max_actions: int | None = None)
     if unknown:
         raise fail(f"unknown keys {', '.join(unknown)}")
     if record["format"] != FORMAT or not _whole(record["version"]) or record["version"] != VERSION:
-        raise fail(f"not a {FORMAT} version {VERSION} record (format {record['format']!r}, "
-                   f"version {record['version']!r})")
+        raise fail(f"not a {FORMAT} version {VERSION} record (format {_short(record['format'])}, "
+                   f"version {_short(record['version'])})")
     options, n = record["options"], record["num_players"]
     for key in ("num_players", "dealer"):
         if not _whole(record[key]):
             raise fail(f"{key} must be a whole number, got {json.dumps(record[key])}")
     if not isinstance(options, dict) or "variant" in options:
-        raise fail(f"options must be an object of rule options, got {options!r}")
+        raise fail(f"options must be an object of rule options, got {_short(options)}")
     try:
         rules = make_rules(record["variant"], **options)
         rules.check_players(n)
@@ -222,7 +222,7 @@ def replay(record: Any, line: int | None = None, max_actions: int | None = None)
         raise fail(str(error)) from None
     names, packs, actions = record["names"], record["packs"], record["actions"]
     if not (isinstance(names, list) and len(names) == n and all(isinstance(x, str) for x in names)):
-        raise fail(f"names must be {n} strings, got {names!r}")
+        raise fail(f"names must be {n} strings, got {_short(names)}")
     if not (isinstance(packs, list) and packs and all(isinstance(p, str) for p in packs)):
         raise fail("packs must be a non-empty list of pack texts")
     if not isinstance(actions, list):
