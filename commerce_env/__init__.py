@@ -38,11 +38,13 @@ GYM_ENV_ID = "commerce/Commerce-v0"
 
 
 def register_gymnasium() -> None:
-    """Register the single-agent env as ``gymnasium.make("commerce/Commerce-v0", ...)`` (idempotent)."""
+    """Register the single-agent env as ``gymnasium.make("commerce/Commerce-v0", ...)``, and the batched
+    vector env as its ``gymnasium.make_vec(..., num_envs=N)`` (the ``vector`` extra; idempotent)."""
     import gymnasium
 
     if GYM_ENV_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_ENV_ID, entry_point="commerce_env.single_agent:CommerceEnv",
+                           vector_entry_point="commerce_env.vector.gym_vector:CommerceVectorEnv",
                            disable_env_checker=True)
 
 

@@ -1,4 +1,5 @@
-"""Batched simulation: :class:`BatchEngine` (numba) and an SB3 vector env over it.
+"""Batched simulation: :class:`BatchEngine` (numba) and the Gymnasium vector env over it,
+:class:`CommerceVectorEnv` (``gymnasium.make_vec("commerce/Commerce-v0", num_envs=N, ...)``).
 
 Needs the ``vector`` extra (numba); ``import commerce_env`` does not import
 this package.  See DESIGN.md, "Batched engine", and docs/performance.md.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import BatchEngine
+from .gym_vector import CommerceVectorEnv, action_numbers
 
 BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
 
@@ -33,4 +35,4 @@ def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any =
                        **options)
 
 
-__all__ = ["BatchEngine", "make_vec_env"]
+__all__ = ["BatchEngine", "CommerceVectorEnv", "action_numbers", "make_vec_env"]

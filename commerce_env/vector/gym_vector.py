@@ -1,0 +1,336 @@
+"""A Gymnasium ``VectorEnv`` of single-agent Commerce games over one :class:`BatchEngine`.
+
+``gymnasium.make_vec("commerce/Commerce-v0", num_envs=N, variant=..., num_players=...,
+opponents=[...], **options)`` returns it (the env id's ``vector_entry_point``).  Each of
+the ``num_envs`` games is what :class:`commerce_env.single_agent.CommerceEnv` is for one:
+a learner in one seat (``seat="rotate"``: the next seat every episode; ``"random"``; or
+a number), the other seats played by opponents drawn per episode from a pool (and from
+self-play snapshots), the learner's own reward between two of its decisions (opponents'
+moves and settlements included), the AEC observation vector plus the optional
+``features``.  Opponents act for all games at once through the ``act_batch(engine, games,
+seats)`` protocol (:mod:`agents.batched`, found through the ``commerce_rl.batch_resolvers``
+entry point, so that this package imports nothing of ``agents``).
+
+Observations are ``{"observation": float32 (N, size), "action_mask": int8 (N, 27)}``, the
+AEC env's layout batched: the mask travels with the observation, so a rollout buffer that
+stores observations stores the masks a masked policy needs at update time, and after an
+autoreset the mask is the new episode's.  ``action_masks()`` gives the same masks as bool.
+
+Autoreset is Gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``): when a
+game's match ends, ``step`` returns the first observation of its next episode, with the
+final one in ``infos["final_obs"]`` and the learner's match return in
+``infos["final_info"]["returns"]`` (each with its ``_`` mask).  This is the contract a
+CleanRL-style loop assumes (``next_done`` marks the boundary; no step to skip).
+
+A learner action that is not legal raises ``ValueError`` naming the game (a masked
+policy never takes one); actions are integers, or floats that are whole action numbers
+(:func:`action_numbers`).  No stable_baselines3 or torch is needed: the SB3 ``VecEnv``
+is an adapter over this class in :mod:`training.vec_env`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..critic_state import CriticState
+from ..engine.actions import NUM_ACTIONS
+from ..env_arguments import checked_seed
+from ..exchange_limit import BatchExchangeLimit
+from ..features import feature_names
+from ..opponents import OpponentPool
+from ..rules import make_rules
+from .engine import BatchEngine
+from .features import batch_feature_builders, with_features
+
+BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
+MAX_REDEALS = 1000
+
+
+def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
+    """``actions`` as int64 action numbers, one per game, or a ``ValueError`` naming the bad value.
+
+    Taken: an array (or list) of shape ``(num_envs,)`` of integers, or of floats that are
+    whole numbers from 0 to 26 (a policy that returns float actions).  Refused: any other
+    shape, strings, booleans, objects, and floats with a fraction, NaN or infinity, which
+    a cast would silently turn into some other action."""
+    array = np.asarray(actions)
+    if array.shape != (num_envs,):
+        raise ValueError(f"actions must have shape ({num_envs},), one per game, got shape {array.shape}")
+    kind = array.dtype.kind
+    if kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if kind == "f":
+        whole = (array >= 0) & (array < NUM_ACTIONS) & (array == np.floor(array))  # False where NaN
+        if whole.all():
+            return array.astype(np.int64)
+        bad = int(np.flatnonzero(~whole)[0])
+        raise ValueError(f"actions[{bad}] = {array[bad].item()!r} is not an action number from 0 to "
+                         f"{NUM_ACTIONS - 1}")
+    first = array.tolist()[0]
+    raise ValueError(f"actions must be integers, got {array.dtype} values: actions[0] = {first!r}")
+
+
+class UniformRandom:
+    """The one opponent known without a resolver: uniform over the mask."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, engine: BatchEngine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        masks = engine.action_mask[games]
+        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def default_batch_resolver() -> Callable[..., Any] | None:
+    """The batched agents' resolver an installed package offers (commerce-rl: ``agents.batched``)."""
+    from ..policies import entry_point_resolver
+
+    return entry_point_resolver(BATCH_RESOLVER_ENTRY_POINTS)
+
+
+class CommerceVectorEnv(VectorEnv):
+    """``num_envs`` single-agent games stepped together; see the module docstring."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 8, variant: str = "trade_barter", num_players: int = 4,
+                 opponents: Sequence[Any] | OpponentPool = ("random",), seed: int | None = None,
+                 opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
+                 features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
+                 resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
+                 critic_state: bool = False, exchange: str = "any", **options: Any):
+        if not isinstance(end_when_out, bool):
+            raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
+        if not isinstance(critic_state, bool):
+            raise ValueError(f"critic_state must be True or False, got {critic_state!r}")
+        rules = make_rules(variant, **options)
+        rules.check_players(num_players)
+        if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
+                                                 or not 0 <= seat < num_players):
+            raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
+        seed = checked_seed(seed)
+        specs = opponents if isinstance(opponents, OpponentPool) else OpponentPool(
+            opponents, opponent_weights, snapshot_share, max_snapshots)
+        if resolver is None:  # the batched agents, found as a plugin: commerce_env imports no agent
+            resolver = default_batch_resolver()
+        self.rules = rules
+        self.variant = variant
+        self.num_players = num_players
+        self.num_envs = num_envs
+        self.engine = BatchEngine(variant, num_players, num_envs, seed=seed or 0, rules=rules)
+        self.resolver = resolver
+        # The pool's entries resolved to batched policies, once; the pool chooses among them.
+        self.opponent_pool = OpponentPool([self._resolve(spec) for spec in specs.entries], specs.weights,
+                                          specs.snapshot_share, specs.max_snapshots)
+        for policy, path in zip(specs.snapshots, specs.snapshot_paths, strict=True):
+            self.opponent_pool.add_snapshot(self._resolve(policy), path)
+        self.features = feature_names(features)
+        self.feature_builders = batch_feature_builders(self.features, rules, num_players)
+        self.exchange = exchange
+        self.exchange_limit = BatchExchangeLimit(rules, num_players, exchange)
+        self.actor_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
+        self.critic_state = CriticState(rules, num_players) if critic_state else None
+        size = self.actor_size + (self.critic_state.size if critic_state else 0)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.render_mode = None
+        self.autoreset_mode = self.metadata["autoreset_mode"]  # as SyncVectorEnv says it (TorchRL reads it)
+        self.seat_mode = seat
+        self.end_when_out = end_when_out
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._all = np.arange(num_envs)
+        self._episodes = np.zeros(num_envs, dtype=np.int64)
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self._assigned = np.zeros((num_envs, num_players), dtype=np.int64)  # index into opponents()
+        self._carry = np.zeros(num_envs, dtype=np.float64)
+        self._fresh = np.zeros(num_envs, dtype=np.bool_)  # the learner has not decided yet in this match
+        self._started = False
+
+    def _resolve(self, spec: Any) -> Any:
+        if hasattr(spec, "act_batch"):
+            return spec
+        if self.resolver is not None:
+            return self.resolver(spec, self.rules, self.num_players)
+        if spec == "random":
+            return UniformRandom()
+        raise ValueError(f"opponent {spec!r}: give objects with act_batch(engine, games, seats), or install "
+                         f"commerce-rl's agents (resolver agents.batched.batched_agent) for names such as 'greedy'")
+
+    # ------------------------------------------------------------ opponents
+    def add_snapshot(self, path: str) -> int:
+        """A saved learner snapshot joins the opponents (self-play); returns the number of snapshots."""
+        if self.resolver is None:
+            raise ValueError("add_snapshot needs resolver= (agents.batched.batched_agent) to load models")
+        return self.opponent_pool.add_snapshot(self.resolver(f"model:{path}", self.rules, self.num_players), path)
+
+    def opponents(self) -> list[Any]:
+        """The opponents that the indices of ``_assigned`` name: the pool's entries, then its snapshots."""
+        return self.opponent_pool.choices()
+
+    def _compiled(self) -> tuple[Any, np.ndarray] | None:
+        """The compiled opponent loop and each opponent's ``(kind, threshold, barter)`` (kind -1: none),
+        or None when no opponent runs compiled."""
+        play, specs = None, []
+        for opponent in self.opponents():
+            spec = opponent.compiled_spec(self.rules) if hasattr(opponent, "compiled_spec") else None
+            specs.append(spec if spec is not None else (-1, 0, 0))
+            if spec is not None:
+                play = play or opponent.play_compiled
+        return None if play is None else (play, np.asarray(specs, dtype=np.int64))
+
+    # ------------------------------------------------------------ episodes
+    def _start(self, games: np.ndarray) -> None:
+        """New matches in ``games``: seats, opponents, dealers; opponents play up to the learner."""
+        engine = self.engine
+        pending = games
+        for _ in range(MAX_REDEALS):
+            if self.seat_mode == "rotate":
+                self.seats[pending] = self._episodes[pending] % self.num_players
+            elif self.seat_mode == "random":
+                self.seats[pending] = self._rng.integers(0, self.num_players, size=len(pending))
+            else:
+                self.seats[pending] = self.seat_mode
+            self._episodes[pending] += 1
+            self._assigned[pending] = self.opponent_pool.draw_many(self._rng, (len(pending), self.num_players))
+            engine.reset_games(pending, dealer=self._rng.integers(0, self.num_players, size=len(pending)))
+            self._fresh[pending] = True
+            self._carry[pending] = engine.rewards[pending, self.seats[pending]]
+            earned, redealt = self._play_opponents()
+            self._carry = np.where(redealt, earned, self._carry + earned)
+            over = self._finished()[pending]
+            if not over.any():
+                return
+            pending = pending[over]  # the learner got no decision: deal that match again
+            self._episodes[pending] -= 1  # the same seat again, as CommerceEnv.reset
+        raise RuntimeError(f"the learner got no decision in {MAX_REDEALS} matches")
+
+    def _finished(self) -> np.ndarray:
+        """Where the learner's episode is over: the match's end, or with ``end_when_out`` its own."""
+        if self.end_when_out:
+            return self.engine.finished_for(self.seats)
+        return self.engine.over.copy()
+
+    def _play_opponents(self) -> tuple[np.ndarray, np.ndarray]:
+        """Opponents move in every game until the learner decides or the match ends.  Returns the
+        learner's rewards meanwhile, and which games the compiled loop dealt again (a fresh match
+        over before the learner's decision: their rewards are the new match's)."""
+        engine = self.engine
+        earned = np.zeros(self.num_envs)
+        redealt = np.zeros(self.num_envs, dtype=np.bool_)
+        opponents = self.opponents()
+        compiled = self._compiled()
+        while True:
+            if compiled is not None:  # random and greedy opponents move inside one compiled loop
+                play, specs = compiled
+                play(engine, self.seats, self._assigned, specs, earned, self._fresh, redealt, self.end_when_out)
+            players = engine.current_player
+            waiting = (players >= 0) & (players != self.seats)
+            if self.end_when_out:
+                waiting &= ~engine.finished_for(self.seats)
+            if not waiting.any():
+                return earned, redealt
+            games = np.flatnonzero(waiting)
+            who = self._assigned[games, players[games]]
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for k in np.unique(who):
+                chosen = games[who == k]
+                actions[chosen] = opponents[k].act_batch(engine, chosen, players[chosen])
+            engine.step(actions, where=waiting)
+            earned += engine.rewards[self._all, self.seats]
+
+    def observation_vectors(self, games: np.ndarray | None = None) -> np.ndarray:
+        """The learner's observation vectors (features and critic columns included) in ``games``."""
+        games = self._all if games is None else games
+        seats = self.seats[games]
+        vectors = with_features(self.engine.observe(seats, games), self.feature_builders, self.engine, games, seats)
+        if self.critic_state is None:
+            return vectors
+        hidden = self.critic_state(self.engine.hands[games], self.seats[games])
+        return np.concatenate([vectors, hidden], axis=1)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 27)`` bool: the learner's legal actions in each game; with
+        ``exchange="expected_value"`` only that agent's exchange of the legal ones (commerce_env.exchange_limit)."""
+        return self.exchange_limit(self.engine.action_mask, self.engine, self._all, self.seats)
+
+    def _observations(self) -> dict[str, np.ndarray]:
+        return {"observation": self.observation_vectors(), "action_mask": self.action_masks().astype(np.int8)}
+
+    # ----------------------------------------------------------------- the core step, shared with SB3's adapter
+    def play(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The learner's ``actions`` in every game, then the opponents up to its next decision.
+
+        Returns the rewards, where the episode ended, whether each game's deal ended with it,
+        and for the ended games (indices) their final observation vectors; those games are
+        already restarted.  Raises ``ValueError`` for a bad or illegal action, changing nothing."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        chosen = action_numbers(actions, self.num_envs)
+        engine = self.engine
+        deals = engine.deals_dealt
+        engine.step(chosen)
+        self._fresh[:] = False
+        rewards = engine.rewards[self._all, self.seats] + self._carry
+        self._carry[:] = 0.0
+        rewards += self._play_opponents()[0]
+        dones = self._finished()
+        deal_ended = engine.deals_dealt != deals
+        finished = np.flatnonzero(dones)
+        final = self.observation_vectors(finished) if finished.size else np.zeros((0, self.actor_size), np.float32)
+        self.final_returns = engine.returns()[finished, self.seats[finished]] if finished.size else np.zeros(0)
+        self.final_seats = self.seats[finished].copy()
+        if finished.size:
+            self._start(finished)
+        return rewards, dones, deal_ended, finished, final
+
+    # ----------------------------------------------------------------- Gymnasium's API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start every game afresh: ``(observations, infos)``; a ``seed`` makes the deals and draws exact."""
+        seed = checked_seed(seed)
+        if options is not None and options != {}:
+            raise ValueError(f"options: the vector env takes none, got {options!r} (rule options go to make_vec)")
+        if seed is not None:
+            self.engine = BatchEngine(self.variant, self.num_players, self.num_envs, seed=seed, rules=self.rules)
+            self._rng = np.random.default_rng(seed)
+        self._episodes[:] = 0
+        self._carry[:] = 0.0
+        self._started = True
+        self._start(self._all)
+        return self._observations(), {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool)}
+
+    def step(self, actions: Any):
+        """``(observations, rewards, terminations, truncations, infos)``, arrays of length ``num_envs``."""
+        rewards, dones, deal_ended, finished, final = self.play(actions)
+        seat_after = self.seats.copy()
+        infos: dict[str, Any] = {"seat": seat_after, "_seat": np.ones(self.num_envs, bool),
+                                 "deal_ended": deal_ended & ~dones, "_deal_ended": ~dones}
+        if finished.size:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for k, g in enumerate(finished):  # the mask at a match's end is all zero: nobody acts
+                final_obs[g] = {"observation": final[k], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+            returns = np.zeros(self.num_envs)
+            returns[finished] = self.final_returns
+            seats = np.zeros(self.num_envs, dtype=np.int64)
+            seats[finished] = self.final_seats
+            infos["final_obs"], infos["_final_obs"] = final_obs, dones.copy()
+            infos["final_info"] = {"returns": returns, "_returns": dones.copy(), "seat": seats, "_seat": dones.copy()}
+            infos["_final_info"] = dones.copy()
+        truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        return self._observations(), rewards, dones, truncations, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass

@@ -1,0 +1,169 @@
+"""The Gymnasium vector env over the batched engine: gymnasium.make_vec's answer for commerce/Commerce-v0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import gymnasium  # noqa: E402
+from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
+
+import commerce_env  # noqa: E402
+from commerce_env.rules import VARIANTS  # noqa: E402
+from commerce_env.vector import CommerceVectorEnv  # noqa: E402
+
+
+def masked_random(obs: dict, rng: np.random.Generator) -> np.ndarray:
+    mask = obs["action_mask"]
+    return (rng.random(mask.shape) * mask).argmax(axis=1)
+
+
+def test_make_vec_returns_the_batched_vector_env():
+    env = gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=6, variant="widow", num_players=3,
+                             opponents=["greedy"])
+    assert isinstance(env, CommerceVectorEnv) and isinstance(env, VectorEnv)
+    assert env.num_envs == 6 and env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert env.single_action_space == gymnasium.spaces.Discrete(27)
+    obs, infos = env.reset(seed=1)
+    assert obs in env.observation_space
+    assert obs["observation"].shape == (6, *env.single_observation_space["observation"].shape)
+    assert (obs["action_mask"].sum(axis=1) > 0).all()  # the learner is to act in every game
+    step = env.step(masked_random(obs, np.random.default_rng(0)))
+    assert len(step) == 5 and step[0] in env.observation_space
+    assert [np.shape(x) for x in step[1:4]] == [(6,)] * 3
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_seed_makes_the_run_exact(variant):
+    def run(seed: int) -> list:
+        env = CommerceVectorEnv(4, variant, 4, opponents=["greedy", "random"])
+        obs, _ = env.reset(seed=seed)
+        rng, out = np.random.default_rng(0), []
+        for _ in range(40):
+            obs, rewards, terminations, _, _ = env.step(masked_random(obs, rng))
+            out.append((obs["observation"].copy(), rewards.copy(), terminations.copy()))
+        return out
+
+    first, again, other = run(3), run(3), run(4)
+    assert all(np.array_equal(a, b) for x, y in zip(first, again, strict=True) for a, b in zip(x, y, strict=True))
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(first, other, strict=True))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_same_step_autoreset_keeps_every_reward_and_the_final_observation(variant):
+    # R4.3: what the learner is paid over an episode is what the match's end says it won.
+    env = CommerceVectorEnv(8, variant, 4, opponents=["greedy"], seed=2)
+    obs, _ = env.reset()
+    rng = np.random.default_rng(1)
+    episode = np.zeros(8)
+    ended = 0
+    for _ in range(300):
+        obs, rewards, terminations, truncations, infos = env.step(masked_random(obs, rng))
+        assert not truncations.any()
+        episode += rewards
+        for g in np.flatnonzero(terminations):
+            assert infos["_final_obs"][g] and infos["final_info"]["_returns"][g]
+            assert infos["final_info"]["returns"][g] == pytest.approx(episode[g])
+            final = infos["final_obs"][g]
+            assert final["observation"].shape == obs["observation"][g].shape
+            assert obs["action_mask"][g].any()  # the next episode's first decision
+            episode[g] = 0.0
+            ended += 1
+    assert ended > 0
+
+
+def test_bad_actions_and_reset_arguments_are_named():
+    env = CommerceVectorEnv(3, "trade_barter", 3, seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(3, dtype=int))
+    obs, _ = env.reset()
+    illegal = np.array([int(np.flatnonzero(m == 0)[0]) for m in obs["action_mask"]])
+    with pytest.raises(ValueError, match="game 0: illegal action"):
+        env.step(illegal)
+    with pytest.raises(ValueError, match=r"actions\[1\] = 0.5"):
+        env.step(np.array([0.0, 0.5, 1.0]))
+    with pytest.raises(TypeError, match="'3'"):
+        env.reset(seed="3")
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"deck": "AS"})
+
+
+def test_it_needs_neither_stable_baselines3_nor_torch(tmp_path):
+    script = textwrap.dedent("""
+        import sys
+        for name in ("stable_baselines3", "sb3_contrib", "torch"):
+            sys.modules[name] = None  # importing any of them now fails
+        import gymnasium, numpy as np
+        import commerce_env
+        env = gymnasium.make_vec("commerce/Commerce-v0", num_envs=4, opponents=["greedy"])
+        obs, _ = env.reset(seed=0)
+        for _ in range(20):
+            mask = obs["action_mask"]
+            obs, *_ = env.step((np.random.default_rng(0).random(mask.shape) * mask).argmax(axis=1))
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_cleanrl_style_ppo_loop_trains_on_it():
+    """A few updates of a plain-torch masked PPO, CleanRL's loop: the env is all it needs."""
+    torch = pytest.importorskip("torch")
+    from torch import nn
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    num_envs, num_steps = 16, 32
+    envs = gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=num_envs, variant="trade_barter", num_players=3,
+                              opponents=["greedy"])
+    size = envs.single_observation_space["observation"].shape[0]
+    actor = nn.Sequential(nn.Linear(size, 64), nn.Tanh(), nn.Linear(64, 27))
+    critic = nn.Sequential(nn.Linear(size, 64), nn.Tanh(), nn.Linear(64, 1))
+    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=3e-4)
+    before = [p.detach().clone() for p in actor.parameters()]
+
+    def policy(obs: torch.Tensor, mask: torch.Tensor) -> torch.distributions.Categorical:
+        return torch.distributions.Categorical(logits=actor(obs).masked_fill(~mask, -1e9))
+
+    next_obs, _ = envs.reset(seed=0)
+    returns_seen = []
+    for _ in range(3):  # updates
+        buffer = []
+        for _ in range(num_steps):
+            obs = torch.as_tensor(next_obs["observation"])
+            mask = torch.as_tensor(next_obs["action_mask"]).bool()
+            with torch.no_grad():
+                dist = policy(obs, mask)
+                action = dist.sample()
+                value = critic(obs).squeeze(-1)
+            next_obs, reward, terminated, truncated, infos = envs.step(action.numpy())
+            done = torch.as_tensor(terminated | truncated, dtype=torch.float32)
+            buffer.append((obs, mask, action, dist.log_prob(action), value, torch.as_tensor(reward).float(), done))
+            if "final_info" in infos:
+                returns_seen += infos["final_info"]["returns"][infos["final_info"]["_returns"]].tolist()
+        with torch.no_grad():
+            next_value = critic(torch.as_tensor(next_obs["observation"])).squeeze(-1)
+        advantages, last = [], torch.zeros(num_envs)
+        for obs, mask, action, logp, value, reward, done in reversed(buffer):  # GAE, gamma 0.99, lambda 0.95
+            delta = reward + 0.99 * next_value * (1 - done) - value
+            last = delta + 0.99 * 0.95 * (1 - done) * last
+            advantages.insert(0, last)
+            next_value = value
+        obs, mask, action, logp, value = (torch.cat([b[i] for b in buffer]) for i in range(5))
+        advantage = torch.cat(advantages)
+        ratio = (policy(obs, mask).log_prob(action) - logp).exp()
+        norm = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        loss = -torch.min(ratio * norm, ratio.clamp(0.8, 1.2) * norm).mean() \
+            + 0.5 * (critic(obs).squeeze(-1) - (advantage + value)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        assert torch.isfinite(loss)
+    assert any(not torch.equal(a, b) for a, b in zip(before, actor.parameters(), strict=True))
+    assert returns_seen and all(np.isfinite(returns_seen))
