@@ -25,14 +25,24 @@ Seating convention (also in docs/arena.md):
 
 Everything is reproducible from ``seed``: group ``g`` draws its packs and its
 agents' seeds from ``(seed, g)`` alone, whatever the number of workers.
+
+Every agent sits behind :class:`agents.boundary.Seat`: a bad action is refused
+naming the agent, its seat and the action, and agents given as objects are
+watched for changes to the engine.  When an agent fails (an error, a bad
+action) the run stops, and the duplicate groups finished before are kept:
+returned and saved with a ``crash`` entry (which agent, seat and group, the
+error's type and message).  ``isolate=True`` plays each agent in a process of
+its own (:mod:`agents.isolated`), for agents one does not trust.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import pickle
 import random
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +51,7 @@ from commerce_env.engine import new_game
 from commerce_env.rules import Rules, make_rules
 
 from .base import Agent
+from .boundary import EngineGuard, seat_agent
 from .play import play_env_episode, play_game
 from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
 from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
@@ -68,22 +79,48 @@ def _lineup_table(lineup: Sequence[AgentSpec], num_players: int) -> tuple[list[i
 
 
 def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
-                 duplicate: bool) -> None:
+                 duplicate: bool, isolate: bool = False) -> None:
     table, spec_of = _lineup_table(lineup, num_players)
+    names = {a: spec_name(spec) for a, spec in spec_of.items()}
+    copies = {a: table.count(a) for a in set(table)}
     # One agent object per (agent, copy): agents may keep state, and a name may hold several seats.
-    agents = {a: [build_agent(spec_of[a]) for _ in range(table.count(a))] for a in set(table)}
+    if isolate:
+        from .isolated import AgentProcesses
+
+        processes = _WORKER["processes"] = AgentProcesses({a: spec_of[a] for a in copies}, copies, names)
+        agents = {a: [seat_agent(remote, names[a]) for remote in processes.agents[a]] for a in copies}
+    else:
+        objects = [a for a in copies if isinstance(spec_of[a], Agent)]  # code from outside the project: watched
+        guard = EngineGuard(rules.variant) if objects else None
+        agents = {a: [seat_agent(build_agent(spec_of[a]), names[a], guard if a in objects else None)
+                      for _ in range(copies[a])] for a in copies}
     _WORKER.update(rules=rules, num_players=num_players, seed=seed, seatings=seatings(table),
                    agents=agents, duplicate=duplicate)
+
+
+def _close_worker() -> None:
+    """Stop the agents' processes of an isolated run."""
+    processes = _WORKER.pop("processes", None)
+    if processes is not None:
+        processes.close()
 
 
 def build_agent(spec: AgentSpec) -> Agent:
     return spec if isinstance(spec, Agent) else make_agent(spec)
 
 
-def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int]]]:
-    """Play every seating of one group: ``(agent index by seat, returns, counted deals)`` per game.
+def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int]] | Crash]:
+    """Play every seating of one group: ``(agent index by seat, returns, counted deals)`` per game,
+    or the :class:`Crash` that ended the group.
 
     With duplicates every seating gets the group's packs; without, each its own."""
+    try:
+        return group, _play_seatings(group)
+    except Exception as error:
+        return group, Crash.of(error, group)
+
+
+def _play_seatings(group: int) -> list[tuple[list[int], list[float], int]]:
     rules, n, plan = _WORKER["rules"], _WORKER["num_players"], _WORKER["seatings"]
     packs, game_seed, agent_seeds = group_deal(rules, n, _WORKER["seed"], group, len(plan))
     games = []
@@ -95,7 +132,29 @@ def _play_group(group: int) -> tuple[int, list[tuple[list[int], list[float], int
         game = new_game(rules, n, decks=packs, dealer=0, rng=random.Random(game_seed))
         returns = play_game(game, seats, agent_seeds[index * n:(index + 1) * n])
         games.append((list(seating), returns, max(game.deals_played, 1)))
-    return group, games
+    return games
+
+
+class Crash:
+    """What ended a duplicate group: the error, and a report of it (which agent, seat and group)."""
+
+    def __init__(self, error: BaseException, report: dict[str, Any]):
+        self.error, self.report = error, report
+
+    @classmethod
+    def of(cls, error: BaseException, group: int) -> Crash:
+        """The crash of ``group`` by ``error`` (an agent's, named by agents.boundary, or any other)."""
+        report = {"agent": getattr(error, "agent", None), "seat": getattr(error, "seat", None), "group": group,
+                  "error": getattr(error, "error", None) if isinstance(getattr(error, "error", None), str)
+                  else type(error).__name__,
+                  "message": getattr(error, "message", None) if isinstance(getattr(error, "message", None), str)
+                  else str(error),
+                  "traceback": "".join(traceback.format_exception(error))}
+        try:  # it travels back from a worker process
+            pickle.dumps(error)
+        except Exception:
+            error = RuntimeError(f"{report['error']}: {report['message']}")
+        return cls(error, report)
 
 
 # -------------------------------------------------------------------- arena
@@ -110,7 +169,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
               progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None,
-              batched: bool | None = None) -> dict:
+              batched: bool | None = None, isolate: bool = False) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
     A *game* is one episode: a deal, or a whole match when the rules play
@@ -123,7 +182,11 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     applies, :func:`agents.arena_batched.applies`) plays the groups on the batched engine,
     with exactly the local result; ``False`` never, ``True`` insists.  Returns a JSON-able dict;
     with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
-    refusing (before playing) to replace such files unless ``overwrite=True``.
+    refusing (before playing) to replace such files unless ``overwrite=True``.  ``isolate=True``
+    plays each agent in a process of its own (:mod:`agents.isolated`; local backend, one worker).
+    An agent that fails stops the run: the groups finished before it are summarised, with a
+    ``crash`` entry naming the agent, its seat, the group, the error's type and message (``crash``
+    is ``None`` otherwise); if none had finished, its error is raised.
     """
     if deals is not None and games is not None:
         raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
@@ -142,10 +205,16 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if batched not in (None, True, False):
         raise ValueError(f"batched must be None (where it applies), True or False, got {batched!r}")
+    if not isinstance(isolate, bool):
+        raise ValueError(f"isolate must be True or False, got {isolate!r}")
+    if isolate and (backend != "local" or workers != 1 or batched):
+        raise ValueError(f"isolate=True plays on the local backend in one process (each agent in its own), "
+                         f"not with backend={backend!r}, workers={workers!r}, batched={batched!r}")
     lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
     from .arena_batched import refusal
 
-    why = f"backend {backend!r} is not local" if backend != "local" else refusal(lineup, rules)
+    why = f"backend {backend!r} is not local" if backend != "local" else "isolate=True" if isolate \
+        else refusal(lineup, rules)
     if batched and why:
         raise ValueError(f"batched=True: {why}; the batched path plays greedy and learned (deterministic) "
                          "agents only, on the local backend, with the extra `vector` installed")
@@ -169,12 +238,24 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
 
     started = time.perf_counter()
     results: dict[int, list] = {}
-    for group, played in _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress,
-                                    backend, address, batched):
-        results[group] = played
+    crash = None
+    runs = _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend, address,
+                       batched, isolate)
+    try:
+        for group, played in runs:
+            if isinstance(played, Crash):
+                crash = played
+                break
+            results[group] = played
+    finally:
+        runs.close()  # workers and the agents' processes stop now
     elapsed = time.perf_counter() - started
+    if crash is not None and not results:
+        raise crash.error  # nothing to keep
+    if crash is not None:
+        groups = len(results)
 
-    records = [results[g] for g in range(groups)]
+    records = [results[g] for g in sorted(results)]
     result = summarise(records, unique, seed=seed)
     games_played = groups * per_group
     counted = sum(d for group in records for _, _, d in group)
@@ -184,8 +265,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         deals_played=int(counted), seconds=elapsed,
         deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
         games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
+        isolate=isolate, crash=None if crash is None else crash.report,
     )
-    result["warnings"] = sample_warnings(groups)
+    result["warnings"] = sample_warnings(groups) + ([] if crash is None else [crash_warning(crash.report, groups)])
     if out_dir is not None:
         write_outputs(result, out_dir)
     return result
@@ -202,8 +284,15 @@ def sample_warnings(groups: int) -> list[str]:
             "and p-values below are not meaningful; play more games"]
 
 
+def crash_warning(crash: dict[str, Any], finished: int) -> str:
+    """The line that reports a crash with the results of the ``finished`` groups."""
+    who = f"agent {crash['agent']!r} in seat {crash['seat']}" if crash["agent"] is not None else "the game"
+    return (f"the run stopped in duplicate group {crash['group']}: {who} failed with {crash['error']}: "
+            f"{crash['message']}; these results are of the {finished} group(s) finished before")
+
+
 def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
-                address=None, batched=False):
+                address=None, batched=False, isolate=False):
     bar = _Progress(groups, progress)
     try:
         if batched:  # one process: many groups per call of the batched engine
@@ -221,7 +310,7 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
                 yield item
                 bar.advance()
         elif workers == 1:
-            _init_worker(lineup, rules, num_players, seed, duplicate)
+            _init_worker(lineup, rules, num_players, seed, duplicate, isolate)
             for group in range(groups):
                 yield _play_group(group)
                 bar.advance()
@@ -234,6 +323,7 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
                     yield item
                     bar.advance()
     finally:
+        _close_worker()
         bar.close()
 
 

@@ -69,6 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true")
+    arena.add_argument("--isolate", action="store_true", help="each agent in a process of its own, handed pickled "
+                       "views, answering action numbers only: for agents you do not trust (one worker, local)")
     arena.add_argument("--save-games", nargs=2, metavar=("N", "FILE"), default=None,
                        help="also write the first N games as replays (JSON lines) to the new FILE")
     arena.set_defaults(func=arena_command)
@@ -76,6 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def arena_command(args: argparse.Namespace) -> int:
     from .arena import report_markdown, run_arena
+    from .boundary import AgentError
 
     try:
         if args.save_games:  # a bad N or an existing FILE fails before the arena runs
@@ -87,7 +90,11 @@ def arena_command(args: argparse.Namespace) -> int:
                            workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
                            overwrite=args.force,
                            progress=not args.no_progress, backend=args.backend, address=args.address,
-                           batched={"auto": None, "batched": True, "local": False}[args.engine])
+                           batched={"auto": None, "batched": True, "local": False}[args.engine],
+                           isolate=args.isolate)
+    except AgentError as error:  # an agent failed before any duplicate group was finished
+        print(f"commerce arena: {error}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2
@@ -96,6 +103,8 @@ def arena_command(args: argparse.Namespace) -> int:
     print(report_markdown(result))
     if args.out:
         print(f"wrote {args.out}/result.json, report.md, mean_reward.png")
+    if result["crash"] is not None:
+        return 1  # the results above are of the groups finished before an agent failed
     if args.save_games:
         from .saved_games import save_games_command
 

@@ -1,0 +1,169 @@
+"""The arena's isolated mode: each agent in a process of its own, handed pickled views (R11).
+
+An agent in the arena's own process can reach the live game with
+``gc.get_objects()``; in its own process it finds nothing to reach: a
+hand-swapping cheater scores exactly what the same agent without the cheat
+scores on the same duplicate deals.  Its answers are read back as an action
+number only, and checked.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import multiprocessing
+import os
+import warnings
+
+import pytest
+
+from agents.arena import run_arena
+from agents.base import Agent
+from agents.heuristics import GreedyAgent
+from commerce_env.engine.actions import BadActionError, IllegalActionError
+from commerce_env.engine.base import Game
+
+ARENA = dict(variant="trade_barter", num_players=2, progress=False)
+
+
+class HandSwapper(GreedyAgent):
+    """Finds every live game in its process and takes the best hand at the table for itself."""
+
+    name = "hand_swapper"
+    cheat = True
+
+    def act(self, view):
+        if self.cheat:
+            with warnings.catch_warnings():  # isinstance on every object in the process: some warn
+                warnings.simplefilter("ignore")
+                games = [obj for obj in gc.get_objects() if isinstance(obj, Game)]
+            for game in games:
+                if game.over or not game.hands[view.seat]:
+                    continue
+                best = max(game.order, key=game.hand_value)
+                game.hands[view.seat], game.hands[best] = game.hands[best], game.hands[view.seat]
+        return super().act(view)
+
+
+class Honest(HandSwapper):
+    cheat = False
+
+
+def test_the_hand_swapper_wins_in_process():  # what isolation is for
+    cheat = run_arena([HandSwapper(), "greedy"], games=40, **ARENA)
+    honest = run_arena([Honest(), "greedy"], games=40, **ARENA)
+    assert cheat["agents"]["hand_swapper"]["mean"] > honest["agents"]["hand_swapper"]["mean"] + 0.3
+
+
+def test_isolated_the_hand_swapper_gains_nothing():
+    honest = run_arena([Honest(), "greedy"], games=40, **ARENA)
+    isolated = run_arena([HandSwapper(), "greedy"], games=40, isolate=True, **ARENA)
+    assert isolated["agents"] == honest["agents"]  # every statistic, to the last digit
+    assert isolated["isolate"] is True and honest["isolate"] is False
+
+
+class Answers(Agent):
+    """Returns ``value`` as its action."""
+
+    name = "answers"
+
+    def __init__(self, value):
+        self.value = value
+
+    def act(self, view):
+        return self.value
+
+
+class Exits(Agent):
+    """Ends its own process at its first decision."""
+
+    name = "exits"
+
+    def act(self, view):
+        os._exit(3)
+
+
+@pytest.mark.parametrize("agent, error, named", [
+    (Answers(9.0), BadActionError, "9.0"),
+    (Answers(26), IllegalActionError, "26"),
+    (Exits(), RuntimeError, "exit code 3"),
+], ids=["float", "illegal", "exit"])
+def test_an_isolated_agents_bad_answer_is_refused_and_named(agent, error, named):
+    with pytest.raises(error) as raised:
+        run_arena([agent, "random"], games=2, isolate=True, **ARENA)
+    assert agent.name in str(raised.value) and named in str(raised.value)
+
+
+@pytest.mark.parametrize("bad", [{"isolate": "yes"}, {"isolate": True, "workers": 2},
+                                 {"isolate": True, "backend": "ray"}, {"isolate": True, "batched": True}])
+def test_isolate_is_checked_before_playing(bad):
+    with pytest.raises(ValueError, match="isolate"):
+        run_arena(["greedy", "random"], games=2, **{**ARENA, **bad})
+
+
+def test_commerce_arena_isolate(tmp_path, capsys):
+    from training.cli import main
+
+    code = main(["arena", "--isolate", "--agents", "greedy,random", "--players", "2", "--games", "4",
+                 "--no-progress", "--out", str(tmp_path)])
+    assert code == 0
+    assert json.loads((tmp_path / "result.json").read_text())["isolate"] is True
+    assert main(["arena", "--isolate", "--workers", "2", "--agents", "greedy", "--no-progress"]) == 2
+    assert "isolate" in capsys.readouterr().err
+
+
+class Crashes(GreedyAgent):
+    """Raises at its 30th decision of the run (in its own process: the count is its own)."""
+
+    name = "crashes"
+    decisions = 0
+
+    def act(self, view):
+        type(self).decisions += 1
+        if type(self).decisions == 30:
+            raise ZeroDivisionError("the isolated agent's bug")
+        return super().act(view)
+
+
+def test_an_isolated_crash_keeps_the_groups_finished_before_it():
+    result = run_arena([Crashes(), "greedy"], games=100, isolate=True, **ARENA)
+    crash = result["crash"]
+    assert crash["agent"] == "crashes" and crash["error"] == "ZeroDivisionError"
+    assert "the isolated agent's bug" in crash["message"] and 0 < result["groups"] == crash["group"]
+    assert multiprocessing.active_children() == []  # the agents' processes are stopped
+
+
+class _Payload:
+    """Unpickling this creates the file ``path``."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+class PipeWriter(GreedyAgent):
+    """Writes a pickle of its own making straight into its process's pipe to the arena."""
+
+    name = "pipe_writer"
+
+    def __init__(self, marker):
+        super().__init__()
+        self.marker = marker
+
+    def act(self, view):
+        import multiprocessing.connection
+        import pickle
+
+        for obj in gc.get_objects():
+            if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
+                obj.send_bytes(pickle.dumps(_Payload(self.marker)))
+        return super().act(view)
+
+
+def test_the_arena_never_unpickles_what_an_agents_process_sends(tmp_path):
+    marker = tmp_path / "unpickled"
+    with pytest.raises(RuntimeError, match="pipe_writer") as error:
+        run_arena([PipeWriter(str(marker)), "greedy"], games=2, isolate=True, **ARENA)
+    assert "BadReply" in str(error.value) and not marker.exists()
