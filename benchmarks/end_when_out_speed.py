@@ -1,7 +1,7 @@
 """What ``end_when_out`` buys in the match variants, in one run.
 
 ``python -m benchmarks.end_when_out_speed``: the batched vector env
-(:mod:`commerce_env.vector.vec_env`, 128 envs, 4 players, ``hand_strength``)
+(:mod:`commerce_env.vector.gym_vector`, 128 envs, 4 players, ``hand_strength``)
 against a league like the shipped configs' (greedy and six copies of the
 shipped model as the opponents), with the learner's episode ending at the
 match's end (``end_when_out=False``, the old behaviour) and when the learner
@@ -32,7 +32,7 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 
 def make_env(variant: str, end_when_out: bool, seed: int = 0):
     from agents.batched import batched_agent
-    from commerce_env.vector.vec_env import BatchVecEnv
+    from training.vec_env import BatchVecEnv
 
     # Six snapshots' worth of network opponents: the shipped networks alone (a league's snapshots
     # carry no test-time search, and the batched engine cannot run one).

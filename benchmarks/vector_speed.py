@@ -304,7 +304,7 @@ class ZeroCostVecEnv:
 
 def _batch_env(n_envs: int, features: list[str]):
     from agents.batched import batched_agent
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     return make_vec_env("trade_barter", 4, n_envs, opponents=["greedy"], seed=0, resolver=batched_agent,
                         features=features, preset="foster")

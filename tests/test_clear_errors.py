@@ -107,7 +107,7 @@ def test_a_config_that_is_no_path_is_named(make, config):
 # -------------------------------------------------------------- opponents
 def vec(**kwargs):
     pytest.importorskip("numba")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     return make_vec_env("trade_barter", 3, 2, **kwargs)
 

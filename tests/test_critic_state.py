@@ -22,7 +22,7 @@ from commerce_env.critic_state import PER_OPPONENT, CriticState, game_hands  # n
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.features import HandStrength, feature_builders  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
-from commerce_env.vector import make_vec_env as batch_vec_env  # noqa: E402
+from training.vec_env import make_vec_env as batch_vec_env  # noqa: E402
 from tests.test_training import tiny  # noqa: E402
 from training.config import validate  # noqa: E402
 from training.pretrain import collect  # noqa: E402

@@ -55,7 +55,7 @@ def test_the_batched_env_flags_exactly_the_decisions_where_the_seat_has_not_acte
     # The learner acted at the step before; its next decision is in the same deal exactly when its
     # observation still shows that action (`last_none` cleared), and in a new deal when it does not.
     pytest.importorskip("numba")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     env = make_vec_env(variant, 4, 8, opponents=["random"], seed=5)
     env.reset()
@@ -84,7 +84,7 @@ def _random_steps(env, rng):
 def test_deal_episodes_split_a_match_and_keep_every_reward(variant):
     # R6, R7: counters change hands at each showdown; the deal episodes of a match add up to its return.
     pytest.importorskip("numba")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     env = DealEpisodes(VecMonitor(make_vec_env(variant, 4, 4, opponents=["random"], seed=7)))
     env.reset()
@@ -112,7 +112,7 @@ def test_in_pool_a_deal_episode_returns_the_deal_s_money_and_its_change_of_pool_
     # R9.3, R9.5: with the pool_share potential each deal episode is worth what the deal paid plus
     # what it did to the seat's share of the pool, 0 once the match is over.
     pytest.importorskip("numba")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
     from training.shaping import PoolShare, PotentialShaping
 
     phi = PoolShare(4)

@@ -96,7 +96,7 @@ def test_both_envs_give_the_learner_the_narrowed_mask():
     pytest.importorskip("numba")
     import agents
     from commerce_env.single_agent import CommerceEnv
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     env = CommerceEnv("pool", 4, opponents=["greedy"], exchange="expected_value", resolver=agents.make_agent)
     env.reset(seed=4)

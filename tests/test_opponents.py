@@ -79,7 +79,7 @@ def test_the_env_asks_its_pool_for_each_seat_at_reset():
 def test_the_batched_env_shares_the_pool_object():
     pytest.importorskip("numba")
     pytest.importorskip("stable_baselines3")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     env = make_vec_env("trade_barter", 3, 4, opponents=["random", "greedy"], opponent_weights=[0.0, 1.0], seed=3)
     assert isinstance(env.opponent_pool, OpponentPool) and env.opponent_pool.weights == [0.0, 1.0]

@@ -53,7 +53,7 @@ def test_shaping_telescopes_so_an_episode_keeps_its_return_up_to_the_first_poten
     # With gamma = 1 the shaped rewards of a whole match add up to the game's return minus
     # phi(first state): no action changes that term, so the best policy is unchanged (Ng et al. 1999).
     pytest.importorskip("numba")
-    from commerce_env.vector import make_vec_env
+    from training.vec_env import make_vec_env
 
     env = PotentialShaping(make_vec_env("pool", 4, 3, opponents=["random"], seed=5), PoolShare(4))
     observations = env.reset()

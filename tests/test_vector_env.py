@@ -23,7 +23,8 @@ from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.features import HandStrength  # noqa: E402
 from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
-from commerce_env.vector import BatchEngine, make_vec_env  # noqa: E402
+from commerce_env.vector import BatchEngine
+from training.vec_env import make_vec_env  # noqa: E402
 from commerce_env.vector.features import BatchHandStrength  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
 
@@ -119,10 +120,11 @@ def test_resolver_knows_batchable_agents_and_names_the_others():
             batched_agent(name)
     with pytest.raises(ValueError, match="unknown opponent 'nobody'"):
         batched_agent("nobody")
-    from commerce_env.vector.vec_env import BatchVecEnv
+    from training.vec_env import BatchVecEnv
 
-    with pytest.raises(ValueError, match="resolver"):  # the class itself knows no agent names
-        BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
+    # without a resolver the env finds the batched agents through their entry point (as make_vec_env did)
+    found = BatchVecEnv("trade_barter", 4, 2, opponents=["greedy"])
+    assert [type(o).__name__ for o in found.opponent_pool.entries] == ["BatchedGreedy"]
     env = make_vec_env("trade_barter", 4, 2, opponents=["greedy", {"agent": "greedy", "quantile": 0.8}])
     assert [type(o).__name__ for o in env.opponent_pool.entries] == ["BatchedGreedy", "BatchedGreedy"]
     with pytest.raises(ValueError, match="expected_value.*vec_env: dummy"):

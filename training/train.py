@@ -74,13 +74,13 @@ def _make_env(kwargs: dict[str, Any]):
 
 def make_vec_env(config: dict[str, Any], seed: int):
     """``n_envs`` copies of the env in one process (``dummy``), one process each (``subproc``),
-    or all in one batched engine (``batch``, :func:`commerce_env.vector.make_vec_env`)."""
+    or all in one batched engine (``batch``, :func:`training.vec_env.make_vec_env`)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     training = config["training"]
     if training["vec_env"] == "batch":
         from agents.batched import batched_agent
-        from commerce_env.vector import make_vec_env as batch_vec_env
+        from training.vec_env import make_vec_env as batch_vec_env
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
