@@ -81,6 +81,8 @@ def arena_command(args: argparse.Namespace) -> int:
     from .boundary import AgentError
 
     try:
+        if args.save_games and args.isolate:  # saved games are played again in this process
+            raise ValueError("--save-games plays the games again in this process: not with --isolate")
         if args.save_games:  # a bad N or an existing FILE fails before the arena runs
             from .saved_games import check_save_games
 

@@ -19,6 +19,7 @@ observation dict, so a policy written for the env reads a view unchanged.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,14 +171,6 @@ def pending_text(game: Game, action: int, observer: int) -> str:
     return entry_text(kind, cards)
 
 
-def _own_rules(rules: Rules) -> Rules:
-    """A copy of ``rules`` for one view: an agent's write to it (``object.__setattr__``) changes
-    neither the game nor another seat's view.  Its fields are immutable: a shallow copy is whole."""
-    copy = object.__new__(Rules)
-    vars(copy).update(vars(rules))
-    return copy
-
-
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` knows of ``game`` now (R11); see the module docstring."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
@@ -205,8 +198,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
                 gave.append((cards[1], actor))
     current = game.current_player
     offer = game.offer
+    state = game.public_state()  # copied, its rules too: an agent's write to them (object.__setattr__)
+    rules = state[bisect_left(state, ("rules",))][1]  # changes neither the game nor another view
     return SeatView(
-        seat=seat, num_players=game.num_players, rules=_own_rules(game.rules), phase=game.phase, current_player=current,
+        seat=seat, num_players=game.num_players, rules=rules, phase=game.phase, current_player=current,
         dealer=game.dealer, order=tuple([*game.order]), hand=hand, table=tuple([*game.table]),
         stock_size=len(game.stock), pool=game.pool, counters=tuple([*game.counters]),
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
@@ -218,4 +213,4 @@ def seat_view(game: Game, seat: int) -> SeatView:
         history=tuple(history),
         legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
-        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=game.public_state())
+        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)

@@ -187,9 +187,10 @@ def test_a_view_shares_no_mutable_object_with_the_game():
             if game.over:
                 break
             mutable = {id(o) for o in _objects(game) if isinstance(o, (list, dict, set, np.ndarray, random.Random))}
+            mutable.add(id(game.rules))  # frozen, but object.__setattr__ writes it: the view has its own copy
             view = seat_view(game, game.current_player)
             shared = [o for o in _objects(view) if id(o) in mutable]
-            assert shared == []
+            assert shared == [] and view.rules == game.rules
             game.apply(rng.choice(game.legal_actions()))
 
 

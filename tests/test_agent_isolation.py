@@ -128,7 +128,8 @@ class RulesBender(GreedyAgent):
         self._bend(rules)
 
     def act(self, view):
-        self._bend(view.rules)
+        for rules in (view.rules, *(value for name, value in view._state if name == "rules")):
+            self._bend(rules)
         return super().act(view)
 
     @staticmethod

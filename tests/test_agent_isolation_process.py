@@ -110,6 +110,9 @@ def test_commerce_arena_isolate(tmp_path, capsys):
     assert json.loads((tmp_path / "result.json").read_text())["isolate"] is True
     assert main(["arena", "--isolate", "--workers", "2", "--agents", "greedy", "--no-progress"]) == 2
     assert "isolate" in capsys.readouterr().err
+    saved = tmp_path / "games.jsonl"
+    assert main(["arena", "--isolate", "--save-games", "2", str(saved), "--agents", "greedy", "--no-progress"]) == 2
+    assert "--isolate" in capsys.readouterr().err and not saved.exists()
 
 
 class Crashes(GreedyAgent):

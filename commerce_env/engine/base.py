@@ -57,11 +57,16 @@ HIDDEN_FIELDS = frozenset(("rng", "decks", "record", "hands", "stock", "discards
 
 
 def _copied(value: Any) -> Any:
-    """``value`` with its lists (and lists in lists) and dicts copied: the rest of a state is immutable."""
+    """``value`` with its lists (and lists in lists), dicts and rules copied: the rest of a state is
+    immutable.  Rules are frozen, but ``object.__setattr__`` writes them: a seat view's are its own."""
     if type(value) is list:
         return [list(x) if type(x) is list else x for x in value]
     if type(value) is dict:
         return dict(value)
+    if type(value) is Rules:
+        rules = object.__new__(Rules)
+        rules.__dict__.update(value.__dict__)  # every field immutable: a shallow copy is whole
+        return rules
     return value
 
 
