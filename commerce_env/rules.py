@@ -38,6 +38,19 @@ OPTIONS: dict[str, frozenset[str]] = {
 # R12: the variants a preset applies to (not My Ship Sails).
 PRESET_VARIANTS = frozenset({"trade_barter", "widow", "old_game", "pool"})
 ALL_OPTIONS = frozenset().union(*OPTIONS.values()) | {"preset"}
+# R12: the lowest and highest value of each numeric option.  At the highest, with 12 players, no amount
+# of a whole match overflows the batched engine's int64 kernels, which keep rewards in 1/27720ths: money
+# moves at most deals * (1 + 12 * (max_rounds + 2)) * 12 ~ 1.4e9 counters (R5.3, R5.8) and pool commerce
+# holds at most 12 * entry + horse_price ~ 1.3e10 (R9.2, R9.4); times 27720 both stay below 2**53, so
+# rewards are exact floats too.  Every bound fits OpenSpiel's int parameters, and so does its bound on a
+# match's length, deals * (36 * max_rounds + 14) ~ 3.6e8 < 2**31.
+OPTION_BOUNDS: dict[str, tuple[int, int]] = {
+    "deals": (1, 10_000),
+    "max_rounds": (1, 1_000),
+    "entry": (0, 10**9),
+    "payout": (0, 10**9),
+    "horse_price": (0, 10**9),
+}
 DEFAULTS: dict[str, dict[str, Any]] = {
     "trade_barter": dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", discard="table",
                          stand_after_trade=False, dealer_pays="foster", deals=1, max_rounds=10),
@@ -75,6 +88,12 @@ class Rules:
     horse_price: int = 4
     deck_size: int = 52
     reward: str = "counters"
+
+    def __post_init__(self) -> None:
+        for name in OPTION_BOUNDS:  # R12: rules built directly are bounded as make_rules bounds them
+            value = getattr(self, name)
+            if not (name == "deals" and value == UNTIL_OUT):
+                _count(name, value)
 
     @property
     def has_lives(self) -> bool:
@@ -116,9 +135,11 @@ def _flag(name: str, value: Any) -> bool:
     raise ValueError(f"bad value {value!r} for option {name!r}; expected true/false (or 'on'/'off')")
 
 
-def _count(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"bad value {value!r} for option {name!r}; expected a whole number >= {minimum}")
+def _count(name: str, value: Any) -> int:
+    """``value`` if it is a whole number within the bounds of option ``name`` (R12)."""
+    low, high = OPTION_BOUNDS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"bad value {value!r} for option {name!r}; expected a whole number from {low} to {high}")
     return value
 
 
@@ -162,18 +183,18 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
         if variant not in VARIANTS_WITH_LIVES:
             raise ValueError(f"bad value 'until_out' for option 'deals': variant {variant!r} has no lives")
     else:
-        _count("deals", deals, 1)
+        _count("deals", deals)
     rules["deals"] = deals
-    rules["max_rounds"] = _count("max_rounds", values["max_rounds"], 1)
+    rules["max_rounds"] = _count("max_rounds", values["max_rounds"])
     rules["deck_size"] = values.get("deck_size", 52)
     if type(rules["deck_size"]) is not int or rules["deck_size"] not in (52, 32):
         raise ValueError(f"bad value {rules['deck_size']!r} for option 'deck_size'; choose 52 or 32")
     rules["reward"] = _choice("reward", values.get("reward", "counters"), REWARDS)
     if "entry" in allowed:  # R9.2-R9.4: pool commerce's money options
-        rules["entry"] = _count("entry", values["entry"], 0)
-        rules["payout"] = _count("payout", values["payout"], 0)
+        rules["entry"] = _count("entry", values["entry"])
+        rules["payout"] = _count("payout", values["payout"])
         price = values["horse_price"]
-        rules["horse_price"] = rules["entry"] // 3 if price is None else _count("horse_price", price, 0)
+        rules["horse_price"] = rules["entry"] // 3 if price is None else _count("horse_price", price)
     return Rules(**rules)
 
 

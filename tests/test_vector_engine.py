@@ -25,7 +25,7 @@ from commerce_env.cards import format_cards, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.features import KnownHands  # noqa: E402
 from commerce_env.observation import action_mask, encode  # noqa: E402
-from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
+from commerce_env.rules import OPTION_BOUNDS, OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
 
@@ -71,10 +71,14 @@ def _check_same(engine, refs, n, where=""):
     assert np.array_equal(engine.pool, [ref.pool for ref in refs])
 
 
-def _play_lockstep(variant, seed, games=4):
+def _play_lockstep(variant, seed, games=4, n=None, options=None, max_steps=None):
+    """Random legal play of ``games`` matches in both engines, compared at every step (at most
+    ``max_steps`` of them); the number of steps."""
     rng = random.Random(f"vector-{variant}-{seed}")
-    n = rng.choice([2, 3, 4, 5, 7, 12])
-    options = random_options(rng, variant, n)
+    if n is None:
+        n = rng.choice([2, 3, 4, 5, 7, 12])
+    if options is None:
+        options = random_options(rng, variant, n)
     rules = make_rules(variant, **options)
     decks, dealers = _setup(rules, n, games, rng)
     refs = [new_game(rules, n, decks=d, dealer=dealer) for d, dealer in zip(decks, dealers, strict=True)]
@@ -86,7 +90,7 @@ def _play_lockstep(variant, seed, games=4):
     while True:
         _check_same(engine, refs, n, (options, n, steps))
         live = [not ref.over and ref.deals_dealt < PACKS - 3 for ref in refs]
-        if not any(live):
+        if not any(live) or steps == max_steps:
             break
         actions = np.zeros(games, dtype=np.int64)
         for g, ref in enumerate(refs):
@@ -108,6 +112,28 @@ def _play_lockstep(variant, seed, games=4):
 def test_random_matches_agree_with_the_readable_engine(variant, seed):
     # R1-R12: random options, packs, dealers and legal moves; every step compared.
     assert _play_lockstep(variant, seed) > 0
+
+
+def _extreme_options(variant, end):
+    """Every numeric option of ``variant`` at its lowest (end 0) or highest (end 1) value (R12)."""
+    return {name: bounds[end] for name, bounds in OPTION_BOUNDS.items() if name in OPTIONS[variant]}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("end", [0, 1], ids=["lowest", "highest"])
+@pytest.mark.parametrize("n", [2, 12])
+def test_matches_at_the_option_bounds_agree_with_the_readable_engine(variant, end, n):
+    # R12: at the bounds of the numeric options (entry 10**9 and deals 10,000 included) the int64 kernels
+    # give exactly the readable engine's balances, observations and rewards.
+    options = _extreme_options(variant, end)
+    assert _play_lockstep(variant, f"bounds-{end}", n=n, options=options, max_steps=300) > 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS_WITH_LIVES)
+def test_matches_with_lives_until_out_at_the_highest_bounds_agree(variant):
+    # R9.2-R9.5, R12: matches with lives played until a player is out, at the highest numeric options.
+    options = {**_extreme_options(variant, 1), "deals": "until_out"}
+    assert _play_lockstep(variant, "bounds-until-out", n=3, options=options, max_steps=300) > 0
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
