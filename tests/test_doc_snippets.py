@@ -57,8 +57,8 @@ def test_every_marker_is_on_a_python_block():
 
 def test_the_readme_shows_a_runnable_quickstart_for_every_front_end():
     code = "\n".join(c for _, c in runnable_blocks((ROOT / "README.md").read_text()))
-    for front_end in ("commerce_env.env(", "gymnasium.make(", "BatchEngine(", "make_vec_env(", "pyspiel.load_game(",
-                      "TurnBasedCommerceEnv("):
+    for front_end in ("commerce_env.env(", "gymnasium.make(", "gymnasium.make_vec(", "make_vec_env(",
+                      "pyspiel.load_game(", "TurnBasedCommerceEnv("):
         assert front_end in code, front_end
 
 
