@@ -51,7 +51,7 @@ from commerce_env.engine import new_game
 from commerce_env.rules import Rules, make_rules
 
 from .base import Agent
-from .boundary import EngineGuard, seat_agent
+from .boundary import AgentError, EngineGuard, seat_agent
 from .play import play_env_episode, play_game
 from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
 from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
@@ -143,13 +143,12 @@ class Crash:
 
     @classmethod
     def of(cls, error: BaseException, group: int) -> Crash:
-        """The crash of ``group`` by ``error`` (an agent's, named by agents.boundary, or any other)."""
+        """The crash of ``group`` by ``error``: an agent's (:class:`agents.boundary.AgentError`, or a bad
+        action that :class:`agents.boundary.Seat` named), or any other."""
+        kind, message = (error.error, error.message) if isinstance(error, AgentError) else \
+            (type(error).__name__, str(error))
         report = {"agent": getattr(error, "agent", None), "seat": getattr(error, "seat", None), "group": group,
-                  "error": getattr(error, "error", None) if isinstance(getattr(error, "error", None), str)
-                  else type(error).__name__,
-                  "message": getattr(error, "message", None) if isinstance(getattr(error, "message", None), str)
-                  else str(error),
-                  "traceback": "".join(traceback.format_exception(error))}
+                  "error": kind, "message": message, "traceback": "".join(traceback.format_exception(error))}
         try:  # it travels back from a worker process
             pickle.dumps(error)
         except Exception:

@@ -35,6 +35,7 @@ are not seen: agents one does not trust play isolated
 from __future__ import annotations
 
 import sys
+import types
 from typing import Any
 
 from commerce_env.engine import ENGINES
@@ -108,7 +109,8 @@ class EngineGuard:
 def _bookkeeping(label: str, name: str, value: Any) -> bool:
     """Whether a new name is Python's bookkeeping, not a change to the engine: a submodule
     imported, a warning noted, the slots that ``copy`` and ``pickle`` note on a class."""
-    return name in ("__warningregistry__", "__slotnames__") or value is sys.modules.get(f"{label}.{name}")
+    return name in ("__warningregistry__", "__slotnames__") or (isinstance(value, types.ModuleType)
+                                                                 and value is sys.modules.get(f"{label}.{name}"))
 
 
 def _put_back(owner: Any, space: Any, name: str, noted: dict[str, Any]) -> None:

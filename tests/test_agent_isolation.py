@@ -257,3 +257,32 @@ def test_a_crash_keeps_the_groups_finished_before_it(tmp_path):
     assert any("crasher" in warning for warning in result["warnings"])
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["crash"] == crash and saved["groups"] == result["groups"]
+
+
+@pytest.mark.parametrize("route", ["class", "base class", "module global", "table of engines", "rules class"])
+def test_the_engine_guard_undoes_a_change_by_any_route(route):
+    import copy
+
+    from agents.boundary import EngineGuard
+    from commerce_env.rules import Rules
+
+    engine = ENGINES["widow"]
+    view = seat_view(new_game(make_rules("widow"), 3, seed=1), 0)
+    guard = EngineGuard("widow")
+    copy.copy(view.rules)  # Python's own notes on a class (copy's __slotnames__) are no change
+    assert guard.changes() == []
+    globals_ = view.engine.value_of.__globals__  # commerce_env.engine.base's, reached from the view
+    originals = (globals_["hand_key"], ENGINES["widow"], Rules.has_lives)
+    if route == "class":
+        view.engine.value_of = staticmethod(lambda cards, combinations: 0)
+    elif route == "base class":
+        engine.__mro__[1].value_of = staticmethod(lambda cards, combinations: 0)
+    elif route == "module global":
+        globals_["hand_key"] = lambda cards, combinations: 0
+    elif route == "table of engines":
+        ENGINES["widow"] = type("Widow", (engine,), {})
+    else:
+        Rules.has_lives = property(lambda rules: False)
+    assert len(guard.changes()) == 1
+    assert (globals_["hand_key"], ENGINES["widow"], Rules.has_lives) == originals
+    assert "value_of" not in vars(engine) and guard.changes() == []
