@@ -9,6 +9,12 @@ mean result; with blind trades it keeps the expected-value agent's choice
 unless another action is clearly better.  All actions are scored on the same
 worlds (common random numbers), so their differences are much less noisy than
 their values.  The budget is a number of worlds per decision, or milliseconds.
+
+Where the rollouts run is ``engine``: ``"batched"`` (the default) plays every
+world and action of a decision together on the batched engine
+(:mod:`agents.batched_search`); ``"readable"`` plays them one by one on copies
+of the sampled worlds (:func:`rollout`), the reference.  Both sample the same
+worlds from the same seed and give the same results, so they choose alike.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 
 import numpy as np
 
@@ -40,6 +47,18 @@ MAX_WORLDS = 10_000
 """The most worlds a decision may sample: beyond it one decision takes minutes."""
 MAX_MS = 60_000
 """The longest time budget of a decision, in milliseconds (a minute)."""
+ENGINES = ("batched", "readable")
+"""Where the rollouts run: the batched engine, or the readable one (the reference)."""
+WORLDS_PER_CHUNK = 8
+"""With a time budget (``ms``), the batched rollouts sample and play this many worlds between looks at the clock."""
+_WARNED: set[str] = set()  # the reasons already given for rolling out on the readable engine
+
+
+def _warn_once(reason: str) -> None:
+    """Say once per reason why a batched search rolls out on the readable engine."""
+    if reason not in _WARNED:
+        _WARNED.add(reason)
+        warnings.warn(f"search: {reason}; its rollouts run on the readable engine", RuntimeWarning, stacklevel=3)
 
 
 def deal_value(game: Game, seat: int) -> float:
@@ -85,7 +104,7 @@ class SearchAgent(Agent):
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float | None = None,
                  barter: bool = True, prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
-                 seed: int | None = None):
+                 seed: int | None = None, engine: str = "batched"):
         self.worlds = number_argument("worlds", worlds, 1, MAX_WORLDS, whole=True)
         self.ms = None if ms is None else number_argument("ms", ms, 0, MAX_MS, above_low=True)
         # A hand has 3 cards and the table 3: at most 9 exchanges to choose among (R6.3, R8.2).
@@ -99,6 +118,11 @@ class SearchAgent(Agent):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
         self.rng = random.Random(None if seed is None else int(seed))
+        if not isinstance(engine, str) or engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        self.engine = engine
+        self._rollouts = None  # agents.batched_search.BatchedRollouts, made at the first batched decision
+        self._refusals: dict[tuple, str | None] = {}  # (rules, players): why the batched engine cannot serve
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
@@ -131,16 +155,62 @@ class SearchAgent(Agent):
         kept = sorted(exchanges, key=after, reverse=True)[:self.candidates]
         return [a for a in legal if a < EXCHANGE or a in kept]
 
+    def rollout_actions(self, view: SeatView, include: tuple[int, ...] = ()) -> list[int]:
+        """The candidate actions and those of ``include``, each rolled out in every world."""
+        legal = self.candidate_actions(view)
+        return legal + [a for a in include if a not in legal]
+
+    def batched_rollouts(self, view: SeatView):
+        """The batched engine's rollouts (:class:`agents.batched_search.BatchedRollouts`), or None
+        where they cannot serve: the engine is ``readable``, or the batched engine is not
+        installed or refuses these rules (said once per reason)."""
+        if self.engine != "batched":
+            return None
+        key = (view.rules, view.num_players)
+        if key not in self._refusals:
+            self._refusals[key] = self._batched_refusal(view)
+        why = self._refusals[key]
+        if why is not None:
+            _warn_once(why)
+            return None
+        return self._rollouts
+
+    def _batched_refusal(self, view: SeatView) -> str | None:
+        """Why the batched engine cannot roll out for this view's rules and players, or None."""
+        try:
+            from .batched_search import BatchedRollouts
+        except ImportError as error:  # the extra `vector` (numba) is not installed
+            return f"the batched engine needs the extra `vector` ({error})"
+        if self._rollouts is None:
+            self._rollouts = BatchedRollouts()
+        try:
+            self._rollouts.engine(view.rules, view.num_players, 1)
+        except ValueError as error:
+            return f"the batched engine refuses {view.variant} with {view.num_players} players ({error})"
+        return None
+
+    def rollout_plan(self, view: SeatView, include: tuple[int, ...] = (), worlds: int | None = None):
+        """One decision's rollouts for the batched engine (:class:`agents.batched_search.Rollouts`):
+        ``worlds`` (default :attr:`worlds`) worlds sampled from the view, exactly as the
+        readable search samples them, and the actions of :meth:`rollout_actions`."""
+        from .batched_search import Rollouts
+
+        count = self.worlds if worlds is None else worlds
+        return Rollouts(view, [view.sample_world(self.rng) for _ in range(count)], self.rollout_actions(view, include),
+                        self.rollout_threshold(view), self.barter)
+
     def evaluate(self, view: SeatView, include: tuple[int, ...] = ()) -> dict[int, np.ndarray]:
         """Each candidate action's (and each of ``include``'s) result in each sampled world
         (rows share worlds)."""
-        legal = self.candidate_actions(view)
-        legal += [a for a in include if a not in legal]
+        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
+        rollouts = self.batched_rollouts(view)
+        if rollouts is not None:
+            return self._evaluate_batched(rollouts, view, include, deadline)
+        legal = self.rollout_actions(view, include)
         engine, combos = view.engine, view.rules.combinations
         threshold = self.rollout_threshold(view)
         value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
-        deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
         while True:
             world = view.sample_world(self.rng)
             for action in legal:
@@ -152,17 +222,37 @@ class SearchAgent(Agent):
                 break
         return {a: np.array(v) for a, v in results.items()}
 
-    def act(self, view: SeatView) -> int:
+    def _evaluate_batched(self, rollouts, view: SeatView, include: tuple[int, ...],
+                          deadline: float | None) -> dict[int, np.ndarray]:
+        """:meth:`evaluate` on the batched engine: all worlds at once, or with a time budget
+        :data:`WORLDS_PER_CHUNK` at a time until it is spent."""
+        parts: list[dict[int, np.ndarray]] = []
+        while True:
+            plan = self.rollout_plan(view, include, self.worlds if deadline is None else WORLDS_PER_CHUNK)
+            parts += rollouts.run([plan])
+            if deadline is None or time.perf_counter() >= deadline:
+                break
+        return {a: np.concatenate([part[a] for part in parts]) for a in parts[0]}
+
+    def immediate_action(self, view: SeatView) -> int | None:
+        """The action where no rollout is needed (one legal action; the horse, R9.4), else None."""
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         if view.phase == HORSE:  # R9.4: after the deal; the rollouts stop at its end
             return self.prior.act(view)
+        return None
+
+    def default_action(self, view: SeatView) -> int | None:
+        """The prior's action where the search starts from it (``prior``), else None."""
         use_prior = self.use_prior
         if use_prior is None:
             use_prior = view.engine.blind_trades
-        default = self.prior.act(view) if use_prior else None
-        results = self.evaluate(view, () if default is None else (default,))
+        return self.prior.act(view) if use_prior else None
+
+    def choose(self, results: dict[int, np.ndarray], default: int | None) -> int:
+        """The choice rule: the best mean (the lowest action among equals); with a ``default``,
+        that unless the best beats it by more than ``margin`` standard errors of the difference."""
         self.last_values = {a: float(v.mean()) for a, v in results.items()}
         best_value = max(self.last_values.values())
         best = min(a for a in results if self.last_values[a] >= best_value - 1e-12)
@@ -172,3 +262,10 @@ class SearchAgent(Agent):
         if len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain)):
             return best
         return default
+
+    def act(self, view: SeatView) -> int:
+        action = self.immediate_action(view)
+        if action is not None:
+            return action
+        default = self.default_action(view)
+        return self.choose(self.evaluate(view, () if default is None else (default,)), default)

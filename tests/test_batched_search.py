@@ -9,19 +9,26 @@ action; it decides from the seat view only; its action is always legal.
 from __future__ import annotations
 
 import random
+import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_rules_common import random_options
 from test_vector_engine import _check_same, _setup
 
 pytest.importorskip("numba")
 
+from agents import make_agent  # noqa: E402
+from agents.batched_search import BatchedRollouts, Rollouts  # noqa: E402
+from agents.heuristics import value_function  # noqa: E402
+from agents.search import SearchAgent, rollout  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
+from commerce_env.vector import kernels as K  # noqa: E402, N812
+from commerce_env.view import seat_view  # noqa: E402
 
 PACKS = 8
 
@@ -55,10 +62,141 @@ def test_a_loaded_game_plays_on_as_the_readable_engine(variant, seed, steps):
     refs = [game]
     for step in range(200):
         _check_same(engine, refs, n, (options, step))
-        if game.over or game.deals_dealt >= PACKS - 1:
+        assert np.array_equal(engine.returns()[0], game.returns())
+        if game.over:
             break
         action = rng.choice(game.legal_actions())
         game.apply(action)
         engine.step(np.array([action]))
+        if game.deals_dealt > PACKS:  # past the given packs each engine shuffles its own (R7.3: maybe many)
+            break
         assert list(engine.rewards[0]) == game.take_rewards()
-    assert np.array_equal(engine.returns()[0], game.returns())
+
+
+def test_load_games_refuses_what_it_cannot_represent_and_changes_nothing():
+    game, options, _ = _random_state("trade_barter", 1, 3, n=3)
+    engine = BatchEngine("trade_barter", 3, 2, **options)
+    engine.reset()
+    before = engine._st.copy()
+    stopping = game.clone()
+    stopping.stop_after_deal()
+    other, _, _ = _random_state("widow", 1, 3, n=3)
+    for games, bad in (([game, stopping], r"games\[1\].*stop_after_deal"), ([other], r"games\[0\].*widow"),
+                       ([object()], r"games\[0\].*object")):
+        with pytest.raises(ValueError, match=bad):
+            engine.load_games(games)
+    with pytest.raises(ValueError, match="where"):
+        engine.load_games([game], where=[5])
+    with pytest.raises(ValueError, match="where"):
+        engine.load_games([game, game], where=[1, 1])
+    assert np.array_equal(engine._st, before)
+
+
+def test_a_game_loaded_many_times_gives_equal_rows_and_keeps_each_rows_generator():
+    game, options, _ = _random_state("old_game", 2, 5, n=4)
+    engine = BatchEngine("old_game", 4, 3, seed=7, **options)
+    generators = engine._st[:, K.G_RNG].copy()
+    engine.load_games([game, game, game])
+    assert np.array_equal(engine._st[:, K.G_RNG], generators)
+    assert (engine.hands == engine.hands[0]).all() and (engine.action_mask == engine.action_mask[0]).all()
+
+
+# ------------------------------------------------------------------ search
+def _decision(variant: str, seed: int, steps: int):
+    """A seat view with a choice to make (more than one legal action), or None."""
+    game, _, _ = _random_state(variant, seed, steps)
+    if game.over or game.current_player is None:
+        return None, None
+    view = seat_view(game, game.current_player)
+    return (view, game) if len(view.legal_actions) > 1 else (None, None)
+
+
+decisions = st.tuples(st.sampled_from(VARIANTS), st.integers(0, 10**6), st.integers(0, 40))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(decision=decisions)
+def test_b_rollouts_on_the_same_worlds_give_the_readable_results(decision):
+    # Fixed worlds, deterministic greedy rollouts: each action's result in each world is the readable
+    # rollout's, float for float (R4.3: counters; R9.5: pool commerce's money and pool shares).
+    view, _ = _decision(*decision)
+    assume(view is not None and view.phase != "horse")
+    agent = SearchAgent(engine="readable")
+    worlds = [view.sample_world(random.Random(k)) for k in range(5)]
+    actions = agent.rollout_actions(view, (view.legal_actions[-1],))
+    threshold, value = agent.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
+    expected = {a: [rollout(w.clone(), view.seat, threshold, value, a, agent.barter) for w in worlds] for a in actions}
+    got = BatchedRollouts().run([Rollouts(view, worlds, actions, threshold, agent.barter)])[0]
+    assert {a: v.tolist() for a, v in got.items()} == expected
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(decision=decisions, seed=st.integers(0, 2**32))
+def test_b_the_batched_search_chooses_as_the_readable_one(decision, seed):
+    # The same seed samples the same worlds in both (view.sample_world): same values, same choice.
+    view, _ = _decision(*decision)
+    assume(view is not None)
+    batched, readable = SearchAgent(worlds=6, seed=seed), SearchAgent(worlds=6, seed=seed, engine="readable")
+    assert batched.act(view) == readable.act(view)
+    assert batched.last_values == readable.last_values
+
+
+def test_c_rollouts_see_only_what_the_seat_has_seen():
+    # R11: two live games that differ only in cards the seat has not seen (the second is a world
+    # sampled from the first's view) give the same values and choice for the same seed.
+    for variant in VARIANTS:
+        for seed in range(20):
+            view, game = _decision(variant, seed, 6)
+            if view is None or view.phase == "horse":
+                continue
+            other = view.sample_world(random.Random(seed))
+            if sorted(map(sorted, other.hands)) == sorted(map(sorted, game.hands)) and other.stock == game.stock:
+                continue  # nothing hidden differs: no evidence either way
+            twin = seat_view(other, view.seat)
+            first, second = SearchAgent(worlds=5, seed=seed), SearchAgent(worlds=5, seed=seed)
+            assert first.act(view) == second.act(twin)
+            assert first.last_values == second.last_values
+            break
+        else:
+            pytest.fail(f"no {variant} decision with hidden cards found")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(decision=decisions, seed=st.integers(0, 2**32), worlds=st.integers(1, 5))
+def test_d_the_batched_search_acts_legally_in_every_variant(decision, seed, worlds):
+    view, _ = _decision(*decision)
+    assume(view is not None)
+    assert SearchAgent(worlds=worlds, seed=seed).act(view) in view.legal_actions
+
+
+def test_a_time_budget_plays_whole_chunks_of_worlds_and_acts_legally():
+    view = next(v for v in (_decision("old_game", s, 3)[0] for s in range(50)) if v is not None)
+    agent = SearchAgent(ms=1, seed=3)
+    assert agent.act(view) in view.legal_actions
+    assert len(agent.evaluate(view)[view.legal_actions[0]]) % 8 == 0
+
+
+def test_engine_argument_names_where_rollouts_run():
+    assert make_agent("search").engine == "batched"
+    assert make_agent("search(engine=readable)").engine == "readable"
+    assert make_agent({"agent": "search", "engine": "readable", "worlds": 7}).worlds == 7
+    with pytest.raises(ValueError, match="'numpy'"):
+        make_agent({"agent": "search", "engine": "numpy"})
+
+
+def test_where_the_batched_engine_cannot_serve_the_search_falls_back_and_says_so_once(monkeypatch):
+    import agents.search as search_module
+
+    def refuse(self, rules, num_players, rows):
+        raise ValueError(f"no room for {rules.variant}")
+
+    monkeypatch.setattr(BatchedRollouts, "engine", refuse)
+    monkeypatch.setattr(search_module, "_WARNED", set())
+    view = next(v for v in (_decision("widow", s, 4)[0] for s in range(60)) if v is not None)
+    batched, readable = SearchAgent(worlds=3, seed=1), SearchAgent(worlds=3, seed=1, engine="readable")
+    with pytest.warns(RuntimeWarning, match="no room for widow"):
+        assert batched.act(view) == readable.act(view)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert batched.act(view) == readable.act(view)
+        assert batched.last_values == readable.last_values

@@ -1,0 +1,154 @@
+"""The search agent's rollouts on the batched engine (DESIGN.md, "Search").
+
+A determinized search is a batch problem: every sampled world times every
+candidate action is one rollout, and all of them are independent.  Here each
+is one game of a :class:`commerce_env.vector.BatchEngine`: the worlds (readable
+games from ``view.sample_world``, as :mod:`agents.search` samples them) are
+loaded into its rows (``load_games``), each row takes its candidate action,
+and a compiled loop plays every row to the end of its deal with the greedy
+policy for everyone (:func:`agents.batched._greedy_choice`, the numba twin of
+:func:`agents.heuristics.greedy_action`).  A row's result is
+:func:`agents.search.deal_value`'s change, as the readable rollout's; the
+batched engine plays exactly as the readable one and the greedy twins choose
+alike, so both give the same results, float for float.
+
+The batched engine cannot stop a match after a deal as the readable rollout
+does (``Game.stop_after_deal``); its games wait for the next deal's pack
+instead (``wait_for_packs`` with no pack given), which changes no balance.  In
+pool commerce the end of the match would share the pool out (R9.5) where the
+readable rollout values it by ``life_shares``; so the rows of a variant with
+lives play under ``deals="until_out"``, where the match ends only when one
+player holds all lives, and then the pool is his: the same value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numba import njit
+
+from commerce_env.engine.base import Game
+from commerce_env.rules import UNTIL_OUT, Rules
+from commerce_env.vector import BatchEngine
+from commerce_env.vector import kernels as K  # noqa: N812 - the kernels' names read as K.G_PHASE
+from commerce_env.view import SeatView
+
+from .batched import _PIPS, _greedy_choice, _ship
+from .heuristics import life_shares
+
+MAX_ACTIONS = 2000  # per rollout, as the readable rollout's cap (a deal ends long before, R4.4)
+
+
+@njit(cache=True, error_model="numpy")
+def _greedy_to_deal_end(st, p, keys, pips, ship, thresholds, barters, masks, games, max_actions):
+    """Every player of each of ``games`` follows the greedy policy (``thresholds[k]``,
+    ``barters[k]``) until its deal is over: the match over, the next deal awaited, or the
+    horse offered (R9.4, which comes after the deal's payments)."""
+    pack = np.empty(52, np.int64)
+    hands, table = p[K.P_HANDS], p[K.P_TABLE_AT]
+    for k in range(len(games)):
+        g = games[k]
+        for _ in range(max_actions):
+            if st[g, K.G_OVER] or st[g, K.G_AWAITING] or st[g, K.G_PHASE] == K.HORSE:
+                break
+            at = hands + 3 * st[g, K.G_TO_ACT]
+            action = _greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
+                                    st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
+                                    ship, barters[k])
+            K.apply_action(st, g, p, keys, pack, action)
+            K.legal_mask(st, g, p, masks)
+
+
+@dataclass
+class Rollouts:
+    """One decision's rollouts: every world of ``worlds`` with every action of ``actions``,
+    the greedy players stopping at ``threshold`` (and bartering rather than trading for
+    ready money with ``barter``), valued for the seat of ``view``."""
+
+    view: SeatView
+    worlds: list[Game]
+    actions: list[int]
+    threshold: int
+    barter: bool
+
+
+def rollout_rules(rules: Rules) -> Rules:
+    """The rules the rows play under: ``rules``, with ``deals="until_out"`` where the variant
+    keeps lives (see the module docstring)."""
+    return replace(rules, deals=UNTIL_OUT) if rules.has_lives else rules
+
+
+def _money_value(seat: int, lives: Sequence[int], money: int, pool: int) -> float:
+    """:func:`agents.search.deal_value` where lives are not money (R9), in the same float steps."""
+    return money + pool * life_shares(tuple(int(x) for x in lives))[seat]
+
+
+class BatchedRollouts:
+    """Runs :class:`Rollouts` on batched engines: one per set of rules and players, kept from
+    call to call (rows are reloaded, never remade) and grown when a call needs more rows."""
+
+    def __init__(self) -> None:
+        self._engines: dict[tuple[Rules, int], BatchEngine] = {}
+
+    def engine(self, rules: Rules, num_players: int, rows: int) -> BatchEngine:
+        """A batched engine of at least ``rows`` games for these rules (``ValueError`` where
+        the batched engine refuses them)."""
+        key = (rules, num_players)
+        engine = self._engines.get(key)
+        if engine is None or engine.num_games < rows:
+            size = max(rows, 2 * engine.num_games if engine is not None else 64)
+            engine = self._engines[key] = BatchEngine(rules.variant, num_players, size, rules=rollout_rules(rules),
+                                                      wait_for_packs=True)
+        return engine
+
+    def run(self, decisions: Sequence[Rollouts]) -> list[dict[int, np.ndarray]]:
+        """Each decision's result of each action in each world (an array per action, the
+        worlds in order), all rolled out together on one engine per set of rules."""
+        results: list[dict[int, np.ndarray]] = [{} for _ in decisions]
+        groups: dict[tuple[Rules, int], list[int]] = {}
+        for index, decision in enumerate(decisions):
+            groups.setdefault((decision.view.rules, decision.view.num_players), []).append(index)
+        for (rules, n), indices in groups.items():
+            chosen = [decisions[i] for i in indices]
+            for i, result in zip(indices, self._run_group(rules, n, chosen), strict=True):
+                results[i] = result
+        return results
+
+    def _run_group(self, rules: Rules, n: int, decisions: list[Rollouts]) -> list[dict[int, np.ndarray]]:
+        sizes = [len(d.worlds) * len(d.actions) for d in decisions]
+        total = sum(sizes)
+        engine = self.engine(rules, n, total)
+        games, first = [], []
+        thresholds = np.empty(total, np.int64)
+        barters = np.empty(total, np.bool_)
+        at = 0
+        for decision, size in zip(decisions, sizes, strict=True):
+            for world in decision.worlds:
+                games += [world] * len(decision.actions)  # one row per action: loaded once, copied
+                first += decision.actions
+            thresholds[at:at + size] = decision.threshold
+            barters[at:at + size] = decision.barter
+            at += size
+        rows = np.arange(total, dtype=np.int64)
+        engine.load_games(games, rows, knowledge=False)  # the greedy players read no memory (R11)
+        actions = np.zeros(engine.num_games, np.int64)
+        actions[:total] = first
+        engine.step(actions, where=np.arange(engine.num_games) < total)
+        _greedy_to_deal_end(engine._st, engine.params, engine.keys, _PIPS, _ship(engine), thresholds, barters,
+                            engine._masks, rows, MAX_ACTIONS)
+        counters, money, pool = engine.counters(), engine._field(K.S_MONEY), engine.pool
+        out, at = [], 0
+        for decision, size in zip(decisions, sizes, strict=True):
+            view, seat = decision.view, decision.view.seat
+            if view.engine.plays_for_money:
+                start = _money_value(seat, view.counters, view.money[seat], view.pool)
+                values = np.array([_money_value(seat, counters[r], int(money[r, seat]), int(pool[r])) - start
+                                   for r in range(at, at + size)])
+            else:
+                values = counters[at:at + size, seat].astype(np.float64) - float(view.counters[seat])
+            values = values.reshape(len(decision.worlds), len(decision.actions))
+            out.append({a: values[:, k].copy() for k, a in enumerate(decision.actions)})
+            at += size
+        return out
