@@ -320,8 +320,10 @@ class CommerceVectorEnv(VectorEnv):
                                  "deal_ended": deal_ended & ~dones, "_deal_ended": ~dones}
         if finished.size:
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for k, g in enumerate(finished):  # the mask at a match's end is all zero: nobody acts
-                final_obs[g] = {"observation": final[k], "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+            nobody_acts = np.zeros(NUM_ACTIONS, np.int8)  # the mask at a match's end; shared, read-only
+            nobody_acts.flags.writeable = False
+            for k, g in enumerate(finished.tolist()):
+                final_obs[g] = {"observation": final[k], "action_mask": nobody_acts}
             returns = np.zeros(self.num_envs)
             returns[finished] = self.final_returns
             seats = np.zeros(self.num_envs, dtype=np.int64)
