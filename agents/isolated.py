@@ -168,10 +168,11 @@ class _NotAnAction:
 def serve(conn: Any, spec: Any, copies: int) -> None:
     """The agent's process: build ``copies`` of the agent, then answer the arena until it stops."""
     try:
-        from .arena import build_agent
+        from .base import Agent
         from .boundary import hears
+        from .specs import make_agent
 
-        agents = [build_agent(spec) for _ in range(copies)]
+        agents = [spec if isinstance(spec, Agent) else make_agent(spec) for _ in range(copies)]  # as the arena
     except Exception as error:
         _send_error(conn, error)
         return
