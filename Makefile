@@ -2,17 +2,20 @@
 # PYTHON is whatever `python3` is on PATH: inside an activated virtualenv, the venv's own.
 PYTHON ?= python3
 
-# The extras every set-up installs, so that no test is skipped for a missing package.
+# The extras `make test` installs, so that no test is skipped for a missing package.
 # An extra with tests of its own (vector, openspiel, distributed, web, ...) is added HERE,
 # and the README's "Set-up" paragraph names the same list.
 EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector
+# What `make demo` needs and no more: training (torch, SB3) and the batched engine (numba).
+DEMO_EXTRAS = train,vector
 
 .PHONY: install demo test test-ray test-research bench lint
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
 # --force: a second `make demo` replaces the files the previous demo wrote (and nothing else).
-demo: install
+demo:
+	$(PYTHON) -m pip install -q -e ".[$(DEMO_EXTRAS)]"
 	$(PYTHON) -m training.cli demo --force
 
 test: install

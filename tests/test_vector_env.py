@@ -300,3 +300,12 @@ def test_vec_env_takes_integer_actions_and_whole_floats(convert):
     (env, twin), legal = _twin_envs()
     observations = env.step(convert(legal))[0]
     np.testing.assert_array_equal(observations, twin.step(legal)[0])
+
+
+def test_the_first_compile_is_announced_and_later_runs_are_quiet(tmp_path, monkeypatch):
+    from commerce_env.vector import kernels
+    from training.vec_env import first_compile_notice
+
+    assert first_compile_notice() is None  # this process already compiled (and cached) the kernels
+    monkeypatch.setattr(kernels, "__file__", str(tmp_path / "kernels.py"))  # a fresh install: no cache yet
+    assert "numba" in first_compile_notice()

@@ -80,7 +80,12 @@ def make_vec_env(config: dict[str, Any], seed: int):
     training = config["training"]
     if training["vec_env"] == "batch":
         from agents.batched import batched_agent
+        from training.vec_env import first_compile_notice
         from training.vec_env import make_vec_env as batch_vec_env
+
+        notice = first_compile_notice()
+        if notice:
+            print(notice, flush=True)
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises

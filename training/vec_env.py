@@ -96,6 +96,20 @@ class BatchVecEnv(VecEnv):
         return np.asarray(indices)
 
 
+def first_compile_notice() -> str | None:
+    """A line to print before the batched engine's first use after an install, when numba compiles
+    it (the kernels are cached on disk, ``cache=True``: later processes load them in a second)."""
+    from pathlib import Path
+
+    from commerce_env.vector import kernels
+
+    cache = Path(kernels.__file__).parent / "__pycache__"
+    if any(cache.glob("kernels.step_games-*.nbi")):
+        return None
+    return ("Compiling the batched engine with numba (once per install, typically 30-60 s; "
+            "later runs load it from the cache)...")
+
+
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
                  resolver: Any = None, **options: Any) -> BatchVecEnv:
     """An SB3 ``VecEnv`` of ``num_envs`` single-agent games over one batched engine.
