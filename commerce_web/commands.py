@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 DEFAULT_PORT = 8765
+PICTURE_SUFFIXES = (".gif", ".mp4")  # what commerce_env.frames.save_animation writes
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    replay = subparsers.add_parser("replay", help="draw a saved game (commerce arena --save-games) as a GIF")
+    replay = subparsers.add_parser("replay", help="draw a saved game (commerce arena --save-games) as a GIF or MP4")
     replay.add_argument("file", help="a replay file: JSON lines, one game per line")
     replay.add_argument("--game", type=int, default=1, help="which game of the file, from 1 (default 1)")
     replay.add_argument("--out", required=True, help="the picture to write: game.gif (or .mp4 with imageio-ffmpeg)")
@@ -35,6 +36,8 @@ def replay_command(args: argparse.Namespace) -> int:
     from commerce_env.replay import load_replay
 
     try:
+        if Path(args.out).suffix.lower() not in PICTURE_SUFFIXES:
+            raise ValueError(f"--out {args.out}: write a .gif or an .mp4 (the picture's kind follows its name)")
         if args.seconds <= 0:
             raise ValueError(f"--seconds must be positive, got {args.seconds}")
         replayed = load_replay(args.file, args.game)

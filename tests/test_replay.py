@@ -183,6 +183,10 @@ def test_commerce_arena_save_games_and_commerce_replay(tmp_path, capsys):
     assert main(["replay", str(path), "--game", "3", "--out", str(tmp_path / "y.gif")]) == 2
     assert "has 2 game(s)" in capsys.readouterr().err
     assert main(["replay", str(path), "--seat", "7", "--out", str(tmp_path / "z.gif")]) == 2
+    capsys.readouterr()
+    for name in ("game.png", "game", "game.gif.txt"):  # a picture's kind follows its name: GIF data is no PNG
+        assert main(["replay", str(path), "--out", str(tmp_path / name)]) == 2
+        assert name in capsys.readouterr().err and not (tmp_path / name).exists()
 
 
 def test_a_sampled_world_keeps_no_record_of_the_true_pack():
