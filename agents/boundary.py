@@ -5,10 +5,9 @@ agent behind a :class:`Seat`, which
 
 * checks each action (an integer, legal now) and refuses a bad one naming the
   agent (its spec name), its seat and the action;
-* turns an exception raised by the agent's code into :class:`AgentError`,
-  naming the agent and its seat with the exception's type and message, so
-  that the arena can report which agent failed, where, and keep what was
-  played before;
+* names the agent and its seat on an exception raised by the agent's code
+  (attributes ``agent`` and ``seat``, and a note), so that the arena can
+  report which agent failed, where, and keep what was played before;
 * watches agents given as objects (code from outside the project) with an
   :class:`EngineGuard`: a change to the engine is undone at once and
   reported as :class:`EngineChangedError`.
@@ -52,7 +51,8 @@ ENGINE_MODULES = ("commerce_env.engine", "commerce_env.hands", "commerce_env.car
 
 
 class AgentError(RuntimeError):
-    """An agent's code raised ``error`` (a type name) with ``message`` (or, isolated, its process failed)."""
+    """An agent failed with ``error`` (a type name) and ``message``: isolated, its process reported an
+    error or ended; or it changed the engine (:class:`EngineChangedError`)."""
 
     def __init__(self, agent: str, seat: int | None, error: str, message: str):
         super().__init__(agent, seat, error, message)
@@ -157,14 +157,21 @@ class Seat:
             return method(*args)
         except AgentError:
             raise
-        except Exception as error:
-            raise AgentError(self.name, self.seat, type(error).__name__, str(error)) from error
+        except Exception as error:  # raised as it is (callers may catch its type), named
+            try:
+                self._named(error)
+            except AttributeError:  # an exception that takes no attributes
+                raise AgentError(self.name, self.seat, type(error).__name__, str(error)) from error
+            if hasattr(error, "add_note"):  # Python 3.11: the traceback names the agent too
+                error.add_note(f"(raised by agent {self.name!r} in seat {self.seat})")
+            raise
         finally:
             if self.guard is not None:
                 self.guard.check(self.name, self.seat)
 
     def _named(self, error: Exception) -> Exception:
-        error.agent, error.seat = self.name, self.seat  # for the arena's report of the crash
+        """``error`` with the agent's name and seat as attributes, for the arena's report of a crash."""
+        error.agent, error.seat = self.name, self.seat
         return error
 
 
