@@ -210,14 +210,14 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"isolate=True plays on the local backend in one process (each agent in its own), "
                          f"not with backend={backend!r}, workers={workers!r}, batched={batched!r}")
     lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
-    from .arena_batched import refusal
+    from .arena_batched import refusal, searches
 
     why = f"backend {backend!r} is not local" if backend != "local" else "isolate=True" if isolate \
         else refusal(lineup, rules)
     if batched and why:
-        raise ValueError(f"batched=True: {why}; the batched path plays greedy and learned (deterministic) "
+        raise ValueError(f"batched=True: {why}; the batched path plays greedy, search and learned (deterministic) "
                          "agents only, on the local backend, with the extra `vector` installed")
-    fits = why is None
+    fits = why is None and (workers == 1 or not searches(lineup))  # searching games: one process
     batched = fits if batched is None else batched
     names = agent_names(lineup)
     unique = list(dict.fromkeys(names))

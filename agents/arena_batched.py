@@ -11,10 +11,18 @@ re-deal too, R7.3) from the group's ``k``-th given pack, and past those from the
 nothing else draws from.  So the batched games take the given packs at reset and
 wait (``wait_for_packs``) for each later one, which :class:`_LaterPacks` shuffles
 exactly as the readable engine would.
+
+A lineup with a searching agent (``search`` with a number of worlds, a model with
+test-time search) decides from seat views, so its games are readable ones, many played
+at once (:func:`_play_with_views`): the rollouts of every search decision of a round are
+played together on the batched engine (:class:`agents.batched_search.BatchedRollouts`),
+each decision's worlds sampled by its own seat's generator, seeded as the local path
+seeds it: again exactly the local path's result.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -22,9 +30,11 @@ from typing import Any
 import numpy as np
 
 from commerce_env.cards import make_pack
+from commerce_env.engine.base import Game
 from commerce_env.engine.shuffle import shuffled
 from commerce_env.rules import Rules
 
+from .base import Agent
 from .seating import group_deal
 
 GAMES_PER_BATCH = 1024  # games played at once: big enough that the per-call cost is small
@@ -33,9 +43,10 @@ GAMES_PER_BATCH = 1024  # games played at once: big enough that the per-call cos
 def _deterministic_batchable(spec: Any) -> bool:
     from .heuristics import GreedyAgent
     from .learned import LearnedAgent
+    from .search import SearchAgent
     from .specs import is_model_spec
 
-    if isinstance(spec, Mapping) or (isinstance(spec, str) and is_model_spec(spec)):
+    if isinstance(spec, Mapping) or (isinstance(spec, str) and (is_model_spec(spec) or spec == "search")):
         from .specs import make_agent
 
         try:  # a bad path or argument is reported by the arena's own check, with its reason
@@ -44,9 +55,35 @@ def _deterministic_batchable(spec: Any) -> bool:
             return False
     if isinstance(spec, str):
         return spec == "greedy"
-    if isinstance(spec, LearnedAgent):  # a model with test-time search rolls out on the readable engine
-        return spec.deterministic and spec.search is None
+    if isinstance(spec, LearnedAgent):  # its test-time search, if any, decides as below
+        return spec.deterministic and (spec.search is None or spec.search.ms is None)
+    if type(spec) is SearchAgent:  # seeded per game; a time budget would make it depend on the clock
+        return spec.ms is None
     return type(spec) is GreedyAgent
+
+
+def searcher(agent: Any) -> Any:
+    """The :class:`agents.search.SearchAgent` that decides for ``agent`` (itself, or a model's
+    test-time search), or None for an agent that does not search."""
+    from .search import SearchAgent
+
+    if isinstance(agent, SearchAgent):
+        return agent
+    return getattr(agent, "search", None) if isinstance(getattr(agent, "search", None), SearchAgent) else None
+
+
+def searches(lineup: Sequence[Any]) -> bool:
+    """Whether an agent of the lineup searches (its games then play on the readable engine, one
+    process: the local path on several processes may be the faster)."""
+    from .specs import make_agent
+
+    for spec in lineup:
+        try:
+            if searcher(make_agent(spec)) is not None:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def refusal(lineup: Sequence[Any], rules: Rules) -> str | None:
@@ -108,6 +145,9 @@ def play_groups(agents: dict[int, Any], plan: list[list[int]], rules: Rules, num
     finished game's place takes the next game at once (matches differ in length).
 
     ``agents`` maps each agent index of the seatings to its agent (or spec)."""
+    if any(searcher(build_agent(spec)) is not None for spec in agents.values()):
+        yield from _play_with_views(agents, plan, rules, num_players, seed, groups, duplicate)
+        return
     from commerce_env.vector import BatchEngine
 
     from .batched import batched_agent
@@ -168,3 +208,97 @@ def play_groups(agents: dict[int, Any], plan: list[list[int]], rules: Rules, num
             if len(games):
                 actions[games] = agent.act_batch(engine, games, to_act[games])
         engine.step(actions, where=to_act >= 0)
+
+
+# ------------------------------------------------------------ searching agents
+GAMES_WITH_VIEWS = 64  # readable games played at once when an agent searches
+
+
+def build_agent(spec: Any) -> Any:
+    from .specs import make_agent
+
+    return spec if isinstance(spec, Agent) else make_agent(spec)
+
+
+class _Table:
+    """One game of :func:`_play_with_views`: the readable game, the agent index of each seat,
+    and each seat's generator for its search's worlds (as its agent's ``reset`` seeds it)."""
+
+    def __init__(self, group: int, index: int, game: Game, seats: list[int], rngs: list[random.Random]):
+        self.group, self.index, self.game, self.seats, self.rngs = group, index, game, seats, rngs
+
+
+def _readable_games(plan: list[list[int]], rules: Rules, num_players: int, seed: int, groups: int,
+                    duplicate: bool) -> Iterator[tuple[int, int, Game, list[int]]]:
+    """``(group, seating index, game, agents' seeds)`` of every game, as the local path makes them."""
+    from commerce_env.engine import new_game
+
+    for group in range(groups):
+        packs, game_seed, agent_seeds = group_deal(rules, num_players, seed, group, len(plan))
+        for index in range(len(plan)):
+            if not duplicate:
+                packs, game_seed, _ = group_deal(rules, num_players, seed, f"{group}/{index}")
+            game = new_game(rules, num_players, decks=packs, dealer=0, rng=random.Random(game_seed))
+            yield group, index, game, agent_seeds[index * num_players:(index + 1) * num_players]
+
+
+def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules, num_players: int, seed: int,
+                     groups: int, duplicate: bool) -> Iterator[tuple[int, list[tuple[list[int], list[float], int]]]]:
+    """:func:`play_groups` for a lineup with a searching agent: up to :data:`GAMES_WITH_VIEWS`
+    readable games at once, each seat's agent given seat views as in :func:`agents.play.play_game`;
+    the rollouts of all search decisions of a round are played together on the batched engine."""
+    from commerce_env.view import seat_view
+
+    from .batched_search import BatchedRollouts
+    from .play import _checked_action
+
+    built = {a: build_agent(spec) for a, spec in agents.items()}
+    searchers = {a: searcher(agent) for a, agent in built.items()}
+    rollouts = BatchedRollouts()
+    pending = _readable_games(plan, rules, num_players, seed, groups, duplicate)
+    tables: list[_Table] = []
+    records: dict[int, list] = {}
+
+    def start() -> None:
+        while len(tables) < GAMES_WITH_VIEWS:
+            item = next(pending, None)
+            if item is None:
+                return
+            group, index, game, seeds = item
+            for seat, a in enumerate(plan[index]):  # as play_game: each agent reset with its seed
+                built[a].reset(seat, num_players, copy.copy(rules), seeds[seat])
+            tables.append(_Table(group, index, game, list(plan[index]), [random.Random(s) for s in seeds]))
+
+    start()
+    while tables:
+        actions: list[int | None] = []
+        waiting: list[tuple[int, Any, int | None]] = []  # (table, searcher, default) of each batched plan
+        plans = []
+        for k, table in enumerate(tables):
+            seat = table.game.current_player
+            agent, search = built[table.seats[seat]], searchers[table.seats[seat]]
+            view = seat_view(table.game, seat)
+            action = agent.act(view) if search is None else search.immediate_action(view)
+            if action is None:
+                default = search.default_action(view)
+                include = () if default is None else (default,)
+                if search.batched_rollouts(view) is None:  # the readable rollouts (asked for, or refused)
+                    action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
+                else:
+                    plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
+                    waiting.append((k, search, default))
+            actions.append(action)
+        for (k, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
+            actions[k] = search.choose(results, default)
+        finished = []
+        for table, action in zip(tables, actions, strict=True):
+            table.game.apply(_checked_action(built[table.seats[table.game.current_player]], action))
+            if table.game.over:
+                finished.append(table)
+        for table in finished:
+            tables.remove(table)
+            games = records.setdefault(table.group, [None] * len(plan))
+            games[table.index] = (table.seats, table.game.returns(), max(table.game.deals_played, 1))
+            if all(g is not None for g in games):
+                yield table.group, records.pop(table.group)
+        start()

@@ -14,7 +14,8 @@ The safe format is a folder with two files:
   search, :class:`agents.search.SearchAgent` with the network as its prior: the network proposes,
   and determinized rollouts on ``worlds`` sampled worlds overrule it only when another action is
   better by more than ``margin`` standard errors (docs/agents.md).  ``search=False`` when loading
-  plays the network alone, ``search={"worlds": 96, "margin": 1.0}`` with that search instead.
+  plays the network alone, ``search={"worlds": 96, "margin": 1.0}`` with that search instead
+  (``"engine": "readable"`` in it: rollouts on the readable engine, the reference).
 * the weights: ``weights.safetensors`` when the ``safetensors`` package is
   installed, else ``weights.pt``, a plain ``{name: tensor}`` dict written by
   ``torch.save`` and read back with ``torch.load(weights_only=True)``.
@@ -85,8 +86,11 @@ class LearnedAgent(Agent):
 
     def __init__(self, weights: Mapping[str, np.ndarray], meta: Mapping[str, Any],
                  deterministic: bool = True, seed: int | None = None, search: bool | Mapping[str, Any] = True):
+        engine = "batched"  # where the test-time search's rollouts run (agents.search.ENGINES)
         if isinstance(search, Mapping):  # another test-time search than model.json's: another budget
-            why = check_search(dict(search))
+            search = dict(search)
+            engine = search.pop("engine", engine)  # a setting may also ask for the readable rollouts
+            why = check_search(search)
             if why is not None:
                 raise ValueError(f"search {dict(search)!r}: expected {why}")
         elif not isinstance(search, bool):
@@ -122,7 +126,8 @@ class LearnedAgent(Agent):
         if settings is not None:
             from .search import SearchAgent
 
-            self.search = SearchAgent(worlds=settings["worlds"], margin=settings["margin"], prior=True, seed=seed)
+            self.search = SearchAgent(worlds=settings["worlds"], margin=settings["margin"], prior=True, seed=seed,
+                                      engine=engine)
             self.search.prior = _NetworkPrior(self)
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:

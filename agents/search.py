@@ -88,7 +88,8 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
 
 class SearchAgent(Agent):
     """Determinized Monte Carlo with greedy rollouts; ``worlds`` (at most :data:`MAX_WORLDS`)
-    or ``ms`` (at most :data:`MAX_MS`) per decision.
+    or ``ms`` (at most :data:`MAX_MS`) per decision; the rollouts run on the batched engine, or
+    with ``engine="readable"`` on the readable one (the module docstring).
 
     With a ``prior`` the search starts from the expected-value agent's choice
     and switches to another action only when the rollouts, on the same worlds,
@@ -189,30 +190,35 @@ class SearchAgent(Agent):
             return f"the batched engine refuses {view.variant} with {view.num_players} players ({error})"
         return None
 
-    def rollout_plan(self, view: SeatView, include: tuple[int, ...] = (), worlds: int | None = None):
+    def rollout_plan(self, view: SeatView, include: tuple[int, ...] = (), worlds: int | None = None,
+                     rng: random.Random | None = None):
         """One decision's rollouts for the batched engine (:class:`agents.batched_search.Rollouts`):
-        ``worlds`` (default :attr:`worlds`) worlds sampled from the view, exactly as the
-        readable search samples them, and the actions of :meth:`rollout_actions`."""
+        ``worlds`` (default :attr:`worlds`) worlds sampled from the view with ``rng`` (default
+        the agent's), exactly as the readable search samples them, and the actions of
+        :meth:`rollout_actions`."""
         from .batched_search import Rollouts
 
         count = self.worlds if worlds is None else worlds
-        return Rollouts(view, [view.sample_world(self.rng) for _ in range(count)], self.rollout_actions(view, include),
+        rng = self.rng if rng is None else rng
+        return Rollouts(view, [view.sample_world(rng) for _ in range(count)], self.rollout_actions(view, include),
                         self.rollout_threshold(view), self.barter)
 
-    def evaluate(self, view: SeatView, include: tuple[int, ...] = ()) -> dict[int, np.ndarray]:
-        """Each candidate action's (and each of ``include``'s) result in each sampled world
-        (rows share worlds)."""
+    def evaluate(self, view: SeatView, include: tuple[int, ...] = (),
+                 rng: random.Random | None = None) -> dict[int, np.ndarray]:
+        """Each candidate action's (and each of ``include``'s) result in each world sampled with
+        ``rng`` (default the agent's; rows share worlds)."""
         deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
+        rng = self.rng if rng is None else rng
         rollouts = self.batched_rollouts(view)
         if rollouts is not None:
-            return self._evaluate_batched(rollouts, view, include, deadline)
+            return self._evaluate_batched(rollouts, view, include, deadline, rng)
         legal = self.rollout_actions(view, include)
         engine, combos = view.engine, view.rules.combinations
         threshold = self.rollout_threshold(view)
         value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
         while True:
-            world = view.sample_world(self.rng)
+            world = view.sample_world(rng)
             for action in legal:
                 results[action].append(rollout(world.clone(), view.seat, threshold, value, action, self.barter))
             if deadline is None:
@@ -222,13 +228,13 @@ class SearchAgent(Agent):
                 break
         return {a: np.array(v) for a, v in results.items()}
 
-    def _evaluate_batched(self, rollouts, view: SeatView, include: tuple[int, ...],
-                          deadline: float | None) -> dict[int, np.ndarray]:
+    def _evaluate_batched(self, rollouts, view: SeatView, include: tuple[int, ...], deadline: float | None,
+                          rng: random.Random) -> dict[int, np.ndarray]:
         """:meth:`evaluate` on the batched engine: all worlds at once, or with a time budget
         :data:`WORLDS_PER_CHUNK` at a time until it is spent."""
         parts: list[dict[int, np.ndarray]] = []
         while True:
-            plan = self.rollout_plan(view, include, self.worlds if deadline is None else WORLDS_PER_CHUNK)
+            plan = self.rollout_plan(view, include, self.worlds if deadline is None else WORLDS_PER_CHUNK, rng)
             parts += rollouts.run([plan])
             if deadline is None or time.perf_counter() >= deadline:
                 break

@@ -200,3 +200,46 @@ def test_where_the_batched_engine_cannot_serve_the_search_falls_back_and_says_so
         warnings.simplefilter("error")
         assert batched.act(view) == readable.act(view)
         assert batched.last_values == readable.last_values
+
+
+# ------------------------------------------------------------------- arena
+TIMINGS = ("seconds", "deals_per_second", "games_per_second")
+
+
+def _arena(**kwargs) -> dict:
+    from agents.arena import run_arena
+
+    return {k: v for k, v in run_arena(progress=False, **kwargs).items() if k not in TIMINGS}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_batched_arena_plays_search_with_the_local_result(variant):
+    # R4.5: matches of two deals where the variant plays matches; every seat's worlds from its own seed.
+    options = {"deals": 2} if make_rules(variant).has_lives else {}
+    lineup = [{"agent": "search", "worlds": 2}, {"agent": "search", "worlds": 2, "engine": "readable"}, "greedy"]
+    kwargs = dict(lineup=lineup, variant=variant, num_players=3, options=options, games=6, seed=11)
+    assert _arena(batched=True, **kwargs) == _arena(batched=False, **kwargs)
+
+
+def test_the_batched_arena_plays_a_model_with_test_time_search_with_the_local_result(tiny_model):
+    import json
+
+    folder = tiny_model("pool", 3)
+    meta = json.loads((folder / "model.json").read_text())
+    (folder / "model.json").write_text(json.dumps({**meta, "search": {"worlds": 2, "margin": 0.5}}))
+    readable = {"agent": f"model:{folder}", "search": {"worlds": 2, "margin": 0.5, "engine": "readable"}}
+    assert make_agent(readable).search.engine == "readable" and make_agent(f"model:{folder}").search.engine == "batched"
+    kwargs = dict(lineup=[f"model:{folder}", readable, "greedy"], variant="pool", num_players=3,
+                  options={"deals": 2}, games=6, seed=4)
+    result = _arena(batched=True, **kwargs)
+    assert result == _arena(batched=False, **kwargs)
+    assert len(result["agents"]) == 3
+
+
+def test_a_search_lineup_on_several_processes_stays_on_the_local_path():
+    from agents.arena_batched import applies, searches
+
+    assert searches(["greedy", "search"]) and searches([{"agent": "search", "worlds": 3}])
+    assert not searches(["greedy", {"agent": "greedy", "quantile": 0.8}])
+    assert applies(["search", "greedy"], make_rules("widow"))
+    assert not applies([{"agent": "search", "ms": 5}, "greedy"], make_rules("widow"))

@@ -4,8 +4,8 @@ rollouts overrule it only when another action is better by ``margin`` standard e
 Here: it plays exactly as ``search`` with the network as its prior; with a margin no rollout
 clears it plays the network's own choice; every action is legal and a seed replays it; the
 network alone on request (and on an AEC observation dict); bad settings refused naming the
-value, in model.json, in ``make_meta`` and in a training config; the batched paths refuse it
-or, in the arena, play it on the readable engine with the same result.
+value, in model.json, in ``make_meta`` and in a training config; the batched opponents refuse it,
+and the arena's batched path plays it with the local path's result.
 """
 
 from __future__ import annotations
@@ -182,17 +182,17 @@ def test_the_batched_engine_refuses_it_and_takes_the_network_alone_on_request(se
     assert isinstance(batched_agent({"agent": f"model:{folder}", "search": False}, rules, 4), BatchedPolicy)
 
 
-def test_the_arena_plays_it_on_the_readable_engine_with_the_batched_result_of_nothing_else(search_model):
+def test_the_arena_plays_it_on_the_batched_path_with_the_local_result(search_model):
     pytest.importorskip("numba")
     folder = search_model("widow", worlds=2)
     rules = make_rules("widow")
-    assert not applies([f"model:{folder}", "greedy"], rules)
+    assert applies([f"model:{folder}", "greedy"], rules)
     assert applies([load_agent(folder, search=False), "greedy"], rules)
-    with pytest.raises(ValueError, match="batched=True"):
-        run_arena([f"model:{folder}", "greedy"], variant="widow", games=8, batched=True, progress=False)
-    local = run_arena([f"model:{folder}", "greedy"], variant="widow", games=8, seed=3, progress=False)
-    again = run_arena([f"model:{folder}", "greedy"], variant="widow", games=8, seed=3, progress=False)
-    assert local["agents"] == again["agents"]
+    batched = run_arena([f"model:{folder}", "greedy"], variant="widow", games=8, seed=3, batched=True,
+                        progress=False)
+    local = run_arena([f"model:{folder}", "greedy"], variant="widow", games=8, seed=3, batched=False,
+                      progress=False)
+    assert local["agents"] == batched["agents"]
 
 
 def test_a_training_config_checks_policy_search_and_the_export_records_it(tiny_ppo):
