@@ -11,7 +11,7 @@ same figures, so they live here, below both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -59,19 +59,56 @@ def finished_seats(view: SeatView, kinds: tuple[str, ...] = ("stand", "pass")) -
     return {seat for seat, kind, _ in deal_history(view) if kind in kinds}
 
 
-@cache
+LIFE_CACHE_SIZE = 1 << 16
+"""States of :func:`_life_share` kept: at 12 players with 3 lives each there are 1,456."""
+
+
+@lru_cache(maxsize=LIFE_CACHE_SIZE)
+def _life_share(own: int, others: tuple[int, ...]) -> float:
+    """The chance that a player with ``own`` lives is the last one with lives (R9.5), when
+    ``others[v - 1]`` other players hold ``v`` lives each and every deal takes one life from
+    a player chosen uniformly among those still in (R9.3).
+
+    Which of the others holds which lives does not matter, only how many hold each number:
+    for lives up to ``L`` and ``n`` players there are at most ``(L + 1) * C(n - 1 + L, L)``
+    states, polynomial in ``n`` (the tuples of lives are ``(L + 1) ** n``).  No approximation:
+    the same sum over who loses the next life as over the tuples, grouped by the lives he holds.
+    """
+    alive = (own > 0) + sum(others)
+    if alive <= 1:
+        return 1.0 if own > 0 else 0.0
+    total = _life_share(own - 1, others) if own > 0 else 0.0
+    for held, count in enumerate(others, start=1):
+        if count:  # one of the ``count`` players holding ``held`` lives loses one
+            fewer = list(others)
+            fewer[held - 1] -= 1
+            if held > 1:
+                fewer[held - 2] += 1
+            while fewer and not fewer[-1]:
+                fewer.pop()
+            total += count * _life_share(own, tuple(fewer))
+    return total / alive
+
+
+@lru_cache(maxsize=4096)
 def life_shares(lives: tuple[int, ...]) -> tuple[float, ...]:
     """Each player's chance to be the last one with lives (R9.5) when every deal takes
-    one life from a player chosen uniformly among those still in (R9.3)."""
-    alive = [s for s, n in enumerate(lives) if n > 0]
-    if len(alive) <= 1:
-        return tuple(1.0 if n > 0 else 0.0 for n in lives)
-    shares = np.zeros(len(lives))
-    for loser in alive:
-        fewer = list(lives)
-        fewer[loser] -= 1
-        shares += np.array(life_shares(tuple(fewer)))
-    return tuple(shares / len(alive))
+    one life from a player chosen uniformly among those still in (R9.3).  Exact, and
+    polynomial in the number of players (:func:`_life_share`)."""
+    most = max(lives, default=0)
+    held = [0] * (most + 1)  # held[v]: the players with v lives
+    for count in lives:
+        held[max(count, 0)] += 1
+    shares = []
+    for own in lives:
+        own = max(own, 0)
+        others = list(held[1:])
+        if own:
+            others[own - 1] -= 1
+        while others and not others[-1]:
+            others.pop()
+        shares.append(_life_share(own, tuple(others)))
+    return tuple(shares)
 
 
 def life_value(lives: Sequence[int], seat: int, pool: int) -> float:
