@@ -51,9 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "repeated to fill the seats")
     arena.add_argument("--variant", default="trade_barter")
     arena.add_argument("--players", type=int, default=4)
-    arena.add_argument("--games", "--deals", dest="games", type=int, default=1000,
+    arena.add_argument("--games", dest="games", type=int, default=1000,
                        help="games to play (each a deal, or a whole match when the rules play matches), "
-                       "rounded up to whole duplicate groups; --deals is its older name")
+                       "rounded up to whole duplicate groups")
+    arena.add_argument("--deals", dest="games", type=int, help=argparse.SUPPRESS)  # the older name, kept working
     arena.add_argument("--seed", type=int, default=0)
     arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     arena.add_argument("--backend", choices=("local", "ray"), default="local",

@@ -360,22 +360,22 @@ def test_bad_arena_arguments_are_refused():
 def test_arena_command_writes_the_report(tmp_path, capsys):
     from training.cli import main
 
-    code = main(["arena", "--agents", "greedy,random", "--variant", "widow", "--players", "3", "--deals", "6",
+    code = main(["arena", "--agents", "greedy,random", "--variant", "widow", "--players", "3", "--games", "6",
                  "--seed", "4", "--out", str(tmp_path / "run"), "--no-progress", "--option", "deals=2"])
     assert code == 0
     assert "| rank | agent |" in capsys.readouterr().out
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["rules"]["deals"] == 2 and saved["variant"] == "widow"
-    assert main(["arena", "--agents", "greedy,nobody", "--deals", "4", "--no-progress"]) == 2
+    assert main(["arena", "--agents", "greedy,nobody", "--games", "4", "--no-progress"]) == 2
     # an agent's arguments in brackets; a bad one is the command's error
     code = main(["arena", "--agents", "greedy(quantile=0.9), search(worlds=2, margin=2.0)", "--variant", "widow",
-                 "--players", "4", "--deals", "8", "--seed", "4", "--out", str(tmp_path / "set"), "--no-progress",
+                 "--players", "4", "--games", "8", "--seed", "4", "--out", str(tmp_path / "set"), "--no-progress",
                  "--option", "deals=1"])
     assert code == 0
     saved = json.loads((tmp_path / "set" / "result.json").read_text())
     assert set(saved["agents"]) == {"greedy(quantile=0.9)", "search(margin=2.0, worlds=2)"}
     capsys.readouterr()
-    assert main(["arena", "--agents", "search(wrlds=2),greedy", "--deals", "4", "--no-progress"]) == 2
+    assert main(["arena", "--agents", "search(wrlds=2),greedy", "--games", "4", "--no-progress"]) == 2
     assert "wrlds" in capsys.readouterr().err
 
 

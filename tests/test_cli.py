@@ -81,3 +81,15 @@ def test_bench_without_the_bench_extra_says_which_extra_to_install():
     assert result.returncode == 2, result.stderr[-2000:]
     assert 'pip install -e ".[bench]"' in result.stderr and "pygame" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_arena_games_is_the_option_and_deals_its_hidden_older_name(capsys):
+    from training.cli import build_parser
+
+    parser = build_parser(["arena"])
+    assert parser.parse_args(["arena", "--agents", "greedy,random"]).games == 1000
+    assert parser.parse_args(["arena", "--agents", "greedy,random", "--deals", "12"]).games == 12
+    with pytest.raises(SystemExit):
+        parser.parse_args(["arena", "--help"])
+    shown = capsys.readouterr().out
+    assert "--games GAMES" in shown and "--deals" not in shown

@@ -78,7 +78,7 @@ def test_arena_cli_with_ray_backend_prints_the_same_report(local_ray, tmp_path, 
 
     from training.cli import main
 
-    args = ["arena", "--agents", "greedy,random", "--deals", "48", "--seed", "4", "--no-progress"]
+    args = ["arena", "--agents", "greedy,random", "--games", "48", "--seed", "4", "--no-progress"]
     assert main([*args, "--out", str(tmp_path / "local")]) == 0
     assert main([*args, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
     local, distributed = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("local", "ray"))

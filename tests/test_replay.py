@@ -169,7 +169,7 @@ def test_commerce_arena_save_games_and_commerce_replay(tmp_path, capsys):
     from training.cli import main
 
     path = tmp_path / "games.jsonl"
-    args = ["arena", "--agents", "greedy,random", "--variant", "old_game", "--players", "3", "--deals", "3",
+    args = ["arena", "--agents", "greedy,random", "--variant", "old_game", "--players", "3", "--games", "3",
             "--no-progress", "--save-games", "2", str(path)]
     assert main(args) == 0
     assert len(read_records(path)) == 2
