@@ -181,12 +181,22 @@ def _footer(draw: Any, scene: Scene, width: int, height: int) -> None:
 
 
 def _fit(draw: Any, text: str, limit: float) -> str:
+    """``text``, or its longest prefix that fits in ``limit`` pixels with "..." after it.
+
+    Found by halving the range of lengths, so a text of any length (a replay may name a
+    player with thousands of characters) is measured about log2(len(text)) times.
+    """
     font = _font(15, True)
     if draw.textlength(text, font=font) <= limit:
         return text
-    while text and draw.textlength(text + "...", font=font) > limit:
-        text = text[:-1]
-    return text + "..."
+    fits, too_long = 0, len(text) + 1  # the longest fitting prefix is at least ``fits``, below ``too_long``
+    while too_long - fits > 1:
+        middle = (fits + too_long) // 2
+        if draw.textlength(text[:middle] + "...", font=font) <= limit:
+            fits = middle
+        else:
+            too_long = middle
+    return text[:fits] + "..."
 
 
 # ------------------------------------------------------------------ cards

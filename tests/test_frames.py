@@ -243,3 +243,56 @@ def test_sb3_make_vec_env_with_its_defaults():
         assert all(f.shape == (HEIGHT, WIDTH, 3) for f in frames)
     finally:
         vec.close()
+
+
+class _CountingDraw:
+    """A Pillow draw that counts the texts it measures (and stops a runaway count)."""
+
+    def __init__(self, limit: int = 40):
+        from PIL import Image, ImageDraw
+
+        self.draw, self.measured, self.limit = ImageDraw.Draw(Image.new("RGB", (WIDTH, HEIGHT))), 0, limit
+
+    def textlength(self, text, font):
+        self.measured += 1
+        assert self.measured <= self.limit, "measured the text too often"
+        return self.draw.textlength(text, font=font)
+
+
+def _longest_fitting(draw, text, limit):
+    """The longest prefix that fits with "..." after it, one character at a time (the reference)."""
+    from commerce_env.frames import _font
+
+    font = _font(15, True)
+    if draw.textlength(text, font=font) <= limit:
+        return text
+    while text and draw.textlength(text + "...", font=font) > limit:
+        text = text[:-1]
+    return text + "..."
+
+
+def test_a_twenty_thousand_character_name_is_fitted_in_few_measurements():
+    # A replay may name a player with 20,000 characters: fitting the footer line measures the text a
+    # logarithmic number of times, and the line still fits as a prefix of the text and "...".
+    from commerce_env.frames import _fit, _font
+
+    text = "last: " + "Wide Name W" * 1819 + " knocks"
+    draw = _CountingDraw()
+    fitted = _fit(draw, text, WIDTH - 28)
+    assert draw.measured < 40
+    assert fitted.endswith("...") and text.startswith(fitted[:-3])
+    assert draw.draw.textlength(fitted, font=_font(15, True)) <= WIDTH - 28
+    assert fitted == _longest_fitting(draw.draw, text[:400], WIDTH - 28)
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=st.text(st.characters(codec="latin-1", exclude_categories=("Cc",)), max_size=300),
+       limit=st.integers(0, 400))
+def test_fitting_keeps_the_longest_prefix_that_fits(text, limit):
+    # Short texts stay whole; long ones keep as much as fits before "..." (as one character at a time did).
+    from PIL import Image, ImageDraw
+
+    from commerce_env.frames import _fit
+
+    draw = ImageDraw.Draw(Image.new("RGB", (WIDTH, HEIGHT)))
+    assert _fit(draw, text, limit) == _longest_fitting(draw, text, limit)
