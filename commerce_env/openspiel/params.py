@@ -8,6 +8,9 @@ an int with 0 for ``until_out``, ``combinations`` is one string joined by
 the game sees its parameters, so a preset sets every option it names that is
 left at its R12 default; an option set to another value overrides it (an
 option given *equal* to its R12 default cannot be told from an absent one).
+Numbers are bounded as R12's options (:data:`commerce_env.rules.OPTION_BOUNDS`): a value
+out of bounds is a ``ValueError`` naming it, and every bound fits pyspiel's C ints (a value
+beyond a C int is refused by pyspiel itself, before the game sees it).
 """
 
 from __future__ import annotations
