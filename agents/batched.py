@@ -323,7 +323,7 @@ def batched_agent(spec: Any, rules: Rules | None = None, num_players: int | None
         return BatchedGreedy(spec.quantile, spec.barter)
     if isinstance(spec, LearnedAgent):
         return BatchedPolicy(_network_only(spec))
-    from .specs import read_spec, refuse_trust_arguments
+    from .spec_text import read_spec, refuse_trust_arguments
 
     spec = read_spec(spec)  # "greedy(quantile=0.7)" as on the command line
     kwargs: dict[str, Any] = {}

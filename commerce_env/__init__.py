@@ -17,7 +17,7 @@ from .cards import Card, format_cards, parse_cards
 from .hands import HandValue, evaluate
 from .rules import Rules, load_rules, make_rules
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def env(*args, **kwargs):

@@ -39,7 +39,6 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "commerce_env/openspiel": ("openspiel",),  # the pyspiel games (a package)
     "agents/openspiel.py": ("openspiel",),  # OpenSpiel bots as agents
     "commerce_env/vector": ("vector",),  # the batched engine (numba)
-    "commerce_env/vector/vec_env.py": ("vector", "train"),  # its SB3 VecEnv
     "agents/batched.py": ("vector",),  # batched opponents over the batched engine
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),

@@ -102,7 +102,8 @@ def test_a_rules_file_with_a_value_out_of_bounds_is_refused(tmp_path):
 def test_the_batched_engine_and_vec_env_refuse_values_out_of_bounds(name):
     # R12: entry=2**61 used to overflow the int64 kernels; max_rounds=10**100 raised OverflowError.
     pytest.importorskip("numba")
-    from commerce_env.vector import BatchEngine, make_vec_env
+    from commerce_env.vector import BatchEngine
+    from training.vec_env import make_vec_env
 
     variant = _variant_of(name)
     for value in (OPTION_BOUNDS[name][1] + 1, 2**61, 10**100):
