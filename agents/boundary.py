@@ -59,14 +59,18 @@ class AgentError(RuntimeError):
         self.agent, self.seat, self.error, self.message = agent, seat, error, message
 
     def __str__(self) -> str:
-        return f"agent {self.agent!r} in seat {self.seat} raised {self.error}: {self.message}"
+        return f"{self.who} raised {self.error}: {self.message}"
+
+    @property
+    def who(self) -> str:
+        return f"agent {self.agent!r}" + ("" if self.seat is None else f" in seat {self.seat}")
 
 
 class EngineChangedError(AgentError):
     """A watched agent changed the engine the games play with; the change was undone."""
 
     def __str__(self) -> str:
-        return f"agent {self.agent!r} in seat {self.seat} changed the engine ({self.message}); undone"
+        return f"{self.who} changed the engine ({self.message}); undone"
 
 
 class EngineGuard:

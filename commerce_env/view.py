@@ -85,7 +85,9 @@ class SeatView:
 
     @property
     def engine(self) -> type[Game]:
-        """The variant's engine class: its rules' flags and hand values (R2, R7.4)."""
+        """The variant's engine class: its rules' flags and hand values (R2, R7.4).  Every game of the
+        variant plays with it: read it, never write it (the arena undoes and reports a change by an
+        agent it watches, :mod:`agents.boundary`)."""
         return ENGINES[self.rules.variant]
 
     @property
