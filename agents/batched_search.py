@@ -80,9 +80,12 @@ def rollout_rules(rules: Rules) -> Rules:
     return replace(rules, deals=UNTIL_OUT) if rules.has_lives else rules
 
 
-def _money_value(seat: int, lives: Sequence[int], money: int, pool: int) -> float:
-    """:func:`agents.search.deal_value` where lives are not money (R9), in the same float steps."""
-    return money + pool * life_shares(tuple(int(x) for x in lives))[seat]
+def _money_values(seat: int, lives: np.ndarray, money: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """:func:`agents.search.deal_value` of ``seat`` where lives are not money (R9), one per row of
+    ``lives``, ``money`` and ``pool``, in the same float steps: money plus pool times its share."""
+    kinds, which = np.unique(lives, axis=0, return_inverse=True)
+    shares = np.array([life_shares(tuple(int(x) for x in row))[seat] for row in kinds])
+    return money.astype(np.float64) + pool.astype(np.float64) * shares[which.reshape(-1)]
 
 
 class BatchedRollouts:
@@ -143,9 +146,9 @@ class BatchedRollouts:
         for decision, size in zip(decisions, sizes, strict=True):
             view, seat = decision.view, decision.view.seat
             if view.engine.plays_for_money:
-                start = _money_value(seat, view.counters, view.money[seat], view.pool)
-                values = np.array([_money_value(seat, counters[r], int(money[r, seat]), int(pool[r])) - start
-                                   for r in range(at, at + size)])
+                start = view.money[seat] + view.pool * life_shares(tuple(view.counters))[seat]
+                part = slice(at, at + size)
+                values = _money_values(seat, counters[part], money[part, seat], pool[part]) - start
             else:
                 values = counters[at:at + size, seat].astype(np.float64) - float(view.counters[seat])
             values = values.reshape(len(decision.worlds), len(decision.actions))

@@ -140,16 +140,16 @@ def test_end_when_out_speed_measures_both_settings_of_each_variant(monkeypatch):
         env.close()
 
 
-def test_search_speed_times_both_valuations_and_checks_their_choices(capsys):
-    # benchmarks.search_speed: decisions with a choice, both searches and the yardstick timed, and the
-    # two valuations' choices compared decision by decision.
+def test_search_speed_times_both_engines_and_checks_their_choices(capsys):
+    # benchmarks.search_speed: decisions with a choice, the batched and the readable search and the
+    # yardstick timed, and the two searches' choices compared decision by decision.
     from benchmarks import search_speed
 
     views = search_speed.decisions("old_game", 5)
     assert len(views) == 5 and all(len(v.legal_actions) > 1 for v in views)
     rows = search_speed.measure(("old_game",), repeats=1, seconds=0.01, views=5)
     row = rows[0]
-    assert row["search"] > 0 and row["value_per_call"] > 0 and row["expected_value"] > 0
+    assert row["search"] > 0 and row["readable"] > 0 and row["expected_value"] > 0 and row["ratio"] > 0
     assert row["same_choices"] is True
     assert row["model"] > 0 and row["model_searches"] is False  # the shipped old-game model: its network
     search_speed.main(["--variants", "widow", "--repeats", "1", "--seconds", "0.01"])
@@ -165,6 +165,6 @@ def test_search_speed_times_a_shipped_model_with_its_search(monkeypatch, tiny_mo
     (folder / "model.json").write_text(json.dumps(meta))
     monkeypatch.setattr(search_speed, "MODELS", tmp_path / "models")
     row = search_speed.measure(("pool",), repeats=1, seconds=0.01, views=3)[0]
-    assert row["model"] > 0 and row["model_searches"] is True
+    assert row["model"] > 0 and row["model_searches"] is True and row["model_readable"] > 0
     monkeypatch.setattr(search_speed, "MODELS", tmp_path / "none")
     assert search_speed.measure(("pool",), repeats=1, seconds=0.01, views=3)[0]["model"] is None

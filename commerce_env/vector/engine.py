@@ -252,7 +252,8 @@ class BatchEngine:
         most = max(len(game.decks) for game in distinct) if distinct else 0
         if most > self.num_decks:
             self._layout(most)
-        rows = np.array([game_row(game, self.params, knowledge) for game in distinct], dtype=np.int64)
+        offsets = self.params.tolist()
+        rows = np.array([game_row(game, offsets, knowledge) for game in distinct], dtype=np.int64)
         places = places.astype(np.int64)
         if len(places):
             rng = self._st[places, K.G_RNG]

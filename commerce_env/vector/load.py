@@ -10,9 +10,9 @@ that the batched engine continues it exactly as the readable engine would
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numba import njit
 
 from ..engine.base import PHASES, Game
@@ -52,14 +52,14 @@ def _order(game: Game) -> list[int]:
     return [s for s in ((game.dealer + k) % n for k in range(1, n + 1)) if not game.out[s]]
 
 
-def game_row(game: Game, params: np.ndarray, knowledge: bool = True) -> list[int]:
-    """``game``'s state as one row of the kernels' layout ``params``.  The row's random
+def game_row(game: Game, params: Sequence[int], knowledge: bool = True) -> list[int]:
+    """``game``'s state as one row of the kernels' layout ``params`` (a list: read often).  The row's random
     generator (``G_RNG``) is left 0: the caller keeps the engine's own.  With ``knowledge``
     False, what the seats remember (their gifts and discards, R11, and where they know cards to
     be) is left empty: the rows then play on exactly, but observations lack those memories."""
     n = game.num_players
     p = params
-    row = [0] * int(p[K.P_WIDTH])
+    row = [0] * p[K.P_WIDTH]
     row[K.G_PHASE] = _PHASE_CODES[game.phase]
     row[K.G_TO_ACT] = -1 if game.current_player is None else game.current_player
     row[K.G_DEALER] = game.dealer
@@ -84,7 +84,7 @@ def game_row(game: Game, params: np.ndarray, knowledge: bool = True) -> list[int
     counters, money, out, last_kind = game.counters, game.money, game.out, game.last_kind
     paid = game._paid  # the balances at the last payment of rewards (counter rewards)
     position = {s: i for i, s in enumerate(order)}
-    base = int(p[K.P_PS])
+    base = p[K.P_PS]
     for s in range(n):
         at = base + s * K.NUM_PS
         row[at + K.S_COUNTERS] = counters[s]
@@ -100,20 +100,20 @@ def game_row(game: Game, params: np.ndarray, knowledge: bool = True) -> list[int
         row[base + i * K.NUM_PS + K.S_ORDER] = s
     for i, s in enumerate(last_turns):
         row[base + i * K.NUM_PS + K.S_LAST_TURNS] = s
-    at = int(p[K.P_HANDS])
+    at = p[K.P_HANDS]
     for s, hand in enumerate(game.hands):
         row[at + 3 * s:at + 3 * s + 3] = sorted(hand) if hand else (-1, -1, -1)
-    at = int(p[K.P_TABLE_AT])
+    at = p[K.P_TABLE_AT]
     row[at:at + 3] = game.table if game.table else (-1, -1, -1)
-    at = int(p[K.P_STOCK_AT])
+    at = p[K.P_STOCK_AT]
     row[at:at + len(game.stock)] = game.stock  # the top card last, in both engines
-    at = int(p[K.P_DISC_AT])
+    at = p[K.P_DISC_AT]
     row[at:at + len(game.discards)] = game.discards
-    at = int(p[K.P_REW_AT])
+    at = p[K.P_REW_AT]
     for s in range(n):
         row[at + s] = round(game.pending_rewards[s] * K.REWARD_UNIT)
         row[at + n + s] = round(game.total_rewards[s] * K.REWARD_UNIT)
-    at = int(p[K.P_DECKS_AT])
+    at = p[K.P_DECKS_AT]
     for i, pack in enumerate(game.decks):
         row[at + 52 * i:at + 52 * i + len(pack)] = pack
     if knowledge and game.record:
@@ -121,11 +121,11 @@ def game_row(game: Game, params: np.ndarray, knowledge: bool = True) -> list[int
     return row
 
 
-def _write_knowledge(game: Game, row: list[int], p: np.ndarray) -> None:
+def _write_knowledge(game: Game, row: list[int], p: Sequence[int]) -> None:
     """Each seat's memory of the deal (R11) from the record: the cards it gave left or right
     and discarded, and where it knows the other players' cards to be."""
     n = game.num_players
-    bits, known = int(p[K.P_BITS_AT]), int(p[K.P_KNOWN_AT])
+    bits, known = p[K.P_BITS_AT], p[K.P_KNOWN_AT]
     for seat in range(n):
         gave, discarded = deal_memory(game, seat)
         left = game.left_of(seat) if seat in game.position else -1
