@@ -265,10 +265,7 @@ def read_model(path: str | os.PathLike, variant: str | None = None,
     ``variant`` / ``num_players``, when given, must match.  Every fault is a ``ValueError`` naming the file."""
     path = Path(path)
     json_path = path / MODEL_JSON if path.is_dir() else path
-    if not json_path.is_file():
-        raise ValueError(f"no model at {path}: expected a folder with {MODEL_JSON} (see `commerce export`)")
-    _inside(json_path, json_path.parent)  # a symlinked model.json is refused however the model is named
-    meta = _check_meta(_read_meta(json_path), json_path)
+    meta = read_meta(path)
     weights_path = json_path.parent / meta["weights_file"]
     _inside(weights_path, json_path.parent)  # before it is opened, hashed or read
     if not weights_path.is_file():
@@ -284,6 +281,17 @@ def read_model(path: str | os.PathLike, variant: str | None = None,
     _check_weights(weights, meta, weights_path)
     _check_expected(meta, variant, num_players, json_path)
     return weights, meta
+
+
+def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """The checked ``model.json`` of a safe model folder (or the file itself), its weights left unread:
+    what a model plays (``variant``, ``num_players``) before it is loaded."""
+    path = Path(path)
+    json_path = path / MODEL_JSON if path.is_dir() else path
+    if not json_path.is_file():
+        raise ValueError(f"no model at {path}: expected a folder with {MODEL_JSON} (see `commerce export`)")
+    _inside(json_path, json_path.parent)  # a symlinked model.json is refused however the model is named
+    return _check_meta(_read_meta(json_path), json_path)
 
 
 def _check_expected(meta: dict, variant: str | None, num_players: int | None, path: Path) -> None:
