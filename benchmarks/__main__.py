@@ -1,7 +1,8 @@
 """``python -m benchmarks`` / ``commerce bench``: speed and memory beside peers.
 
 Sections (``--only`` picks some): ``hands``, ``engine``, ``env``, ``arena``,
-``training``, ``vector`` (the batched engine, benchmarks/vector_speed.py), ``memory``,
+``training``, ``vector`` (the batched engine, benchmarks/vector_speed.py), ``search``
+(``search`` beside ``search(engine=readable)``, benchmarks/search_speed.py), ``memory``,
 ``import``.  Each figure is the median of
 ``--repeats`` runs of about ``--seconds`` each; runs of ours and of the peer
 take turns, and the ratio is the median of the round-by-round ratios, so that
@@ -26,11 +27,12 @@ from pathlib import Path
 from . import resources, view_speed, workloads
 from .timing import interleaved, paired_ratio
 
-SECTIONS = ("hands", "engine", "env", "arena", "training", "vector", "memory", "import")
+SECTIONS = ("hands", "engine", "env", "arena", "training", "vector", "search", "memory", "import")
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 ENGINE_TARGET = 100_000  # decisions/s per core (issue 6; DESIGN.md aims at 200,000)
 ENV_TARGET_RATIO = 5.0  # x PettingZoo's leduc_holdem_v4
 MEMORY_TARGET_MB = 50.0
+SEARCH_TARGET_RATIO = 20.0  # x search(engine=readable), per decision
 
 
 @dataclass
@@ -187,6 +189,33 @@ def vector_section(s: Settings) -> list[Row]:
     return rows
 
 
+def search_section(s: Settings) -> list[Row]:
+    """``search`` (rollouts on the batched engine) beside ``search(engine=readable)`` per variant, and
+    the shipped models with test-time search beside their readable rollouts (benchmarks/search_speed.py)."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba") is None:
+        return [Row("search", "search on the batched engine", None, "decisions/s",
+                    note="n/a: install the extra `vector` (numba)")]
+    from . import search_speed
+
+    rows = []
+    for r in search_speed.measure(search_speed.VARIANTS, s.repeats, max(s.seconds, 0.3)):
+        players = f"({search_speed.NUM_PLAYERS} players)"
+        rows.append(Row("search", f"search, {r['variant']} {players}", r["search"], "decisions/s",
+                        "search(engine=readable)", r["readable"], r["ratio"], r["search_cpu"],
+                        f">= {SEARCH_TARGET_RATIO:g}x", r["ratio"] >= SEARCH_TARGET_RATIO,
+                        f"same choices: {'yes' if r['same_choices'] else 'NO'}"))
+        rows.append(Row("search", f"search, {r['variant']}: worlds in search(engine=readable)'s time per decision",
+                        r["worlds_in_readable_time"], "worlds", "search(engine=readable)", search_speed.WORLDS,
+                        r["worlds_in_readable_time"] / search_speed.WORLDS))
+        if r["model_searches"]:
+            rows.append(Row("search", f"models/{r['variant']} with its test-time search", r["model"], "decisions/s",
+                            "its rollouts on the readable engine", r["model_readable"],
+                            r["model"] / r["model_readable"]))
+    return rows
+
+
 def memory_section(s: Settings) -> list[Row]:
     ours = resources.commerce_memory(episodes=s.episodes)
     peer = resources.leduc_memory(episodes=s.episodes)
@@ -221,7 +250,8 @@ def import_section(s: Settings) -> list[Row]:
 
 RUNNERS: dict[str, Callable[[Settings], list[Row]]] = {
     "hands": hands_section, "engine": engine_section, "env": env_section, "arena": arena_section,
-    "training": training_section, "vector": vector_section, "memory": memory_section, "import": import_section,
+    "training": training_section, "vector": vector_section, "search": search_section, "memory": memory_section,
+    "import": import_section,
 }
 
 

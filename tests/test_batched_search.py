@@ -243,3 +243,21 @@ def test_a_search_lineup_on_several_processes_stays_on_the_local_path():
     assert not searches(["greedy", {"agent": "greedy", "quantile": 0.8}])
     assert applies(["search", "greedy"], make_rules("widow"))
     assert not applies([{"agent": "search", "ms": 5}, "greedy"], make_rules("widow"))
+
+
+# -------------------------------------------------------------- benchmark
+def test_the_benchmark_report_puts_search_beside_its_readable_rollouts(monkeypatch, tmp_path):
+    import json
+
+    import benchmarks.__main__ as bench
+    from benchmarks import search_speed
+
+    monkeypatch.setattr(search_speed, "VARIANTS", ("old_game",))
+    monkeypatch.setattr(search_speed, "MODELS", tmp_path / "no models")
+    out = tmp_path / "bench.json"
+    assert bench.main(["--seconds", "0.05", "--repeats", "1", "--only", "search", "--json", str(out)]) == 0
+    rows = {row["name"]: row for row in json.loads(out.read_text())["rows"]}
+    speed = rows["search, old_game (4 players)"]
+    assert speed["peer"] == "search(engine=readable)" and speed["value"] > 0 and speed["ratio"] > 0
+    assert speed["note"] == "same choices: yes"
+    assert rows["search, old_game: worlds in search(engine=readable)'s time per decision"]["peer_value"] == 24
