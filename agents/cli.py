@@ -35,10 +35,12 @@ def _agents(text: str) -> list[str | dict]:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     play = subparsers.add_parser("play", help="play in the terminal against agents")
-    play.add_argument("--variant", default="trade_barter")
+    play.add_argument("--variant", default=None, help="the variant (default: a model opponent's own, else "
+                      "trade_barter)")
     play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
                       "(names or model paths, arguments in brackets: search(worlds=96)); repeated to fill the seats")
-    play.add_argument("--players", type=int, default=None, help="default: you plus one seat per opponent")
+    play.add_argument("--players", type=int, default=None, help="default: a model opponent's own player count, "
+                      "else you plus one seat per opponent")
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
                       "first, so you are the eldest hand and act first")
     play.add_argument("--seed", type=int, default=None)
@@ -145,8 +147,8 @@ def _play(args: argparse.Namespace, read, write) -> int:
     from .specs import make_agent, short_label
 
     opponents = _agents(args.opponents)
-    players = args.players if args.players is not None else 1 + len(opponents)
-    rules = make_rules(args.variant, **_options(args.option))
+    variant, players = _table_for(opponents, args.variant, args.players)
+    rules = make_rules(variant, **_options(args.option))
     rules.check_players(players)
     if not 0 <= args.seat < players:
         raise ValueError(f"--seat must be a seat from 0 to {players - 1}, got {args.seat}")
@@ -196,6 +198,34 @@ def _play(args: argparse.Namespace, read, write) -> int:
     return 0
 
 
+def _table_for(opponents: list, variant: str | None, players: int | None) -> tuple[str, int]:
+    """The match's variant and player count.  A model opponent brings its own (read from its model.json,
+    its weights left unread); a --variant or --players that contradicts it is refused, naming both.
+    Without a model: --variant (default trade_barter), --players (default: you plus each opponent)."""
+    from .model_files import read_meta
+    from .specs import MODEL_PREFIX, is_model_spec
+
+    models: dict[str, tuple[str, int]] = {}
+    for spec in opponents:
+        name = spec.get("agent") if isinstance(spec, dict) else spec
+        if isinstance(name, str) and is_model_spec(name) and not name.endswith(".zip"):  # a .zip: the loader says
+            path = name.removeprefix(MODEL_PREFIX)
+            meta = read_meta(path)
+            models[path] = (meta["variant"], meta["num_players"])
+    if not models:
+        return variant or "trade_barter", players if players is not None else 1 + len(opponents)
+    if len(set(models.values())) > 1:
+        raise ValueError("these models cannot play at one table: " + "; ".join(
+            f"{path} plays {v} with {n} players" for path, (v, n) in models.items()))
+    path, (own_variant, own_players) = next(iter(models.items()))
+    if variant is not None and variant != own_variant:
+        raise ValueError(f"--variant {variant}: the model {path} plays {own_variant} (leave --variant out)")
+    if players is not None and players != own_players:
+        raise ValueError(f"--players {players}: the model {path} plays with {own_players} players "
+                         "(leave --players out)")
+    return own_variant, own_players
+
+
 def _show(game, showdown, names: list[str], say) -> None:
     """A showdown: every hand with its category, the winners, and what each won or paid."""
     from commerce_env.cards import format_cards
@@ -213,5 +243,6 @@ def _show(game, showdown, names: list[str], say) -> None:
     now = showdown.money_after if money else showdown.counters_after
     category = showdown.categories[showdown.winners[0]]
     best = "no combination" if category == "none" else f"a{'n' if category[0] in 'aeiou' else ''} {category}"
-    say(f"{winners} {'win' if len(showdown.winners) > 1 else 'wins'} with {best}."
+    plural = len(showdown.winners) > 1 or names[showdown.winners[0]] == "you"
+    say(f"{winners} {'win' if plural else 'wins'} with {best}."
         f" {unit.capitalize()} now: " + ", ".join(f"{names[s]} {now[s]}" for s in range(game.num_players)))

@@ -39,7 +39,10 @@ def help_text(view: SeatView) -> str:
     lines = [guide.variant_help(view.variant), "Your choices now:"]
     for kind in dict.fromkeys(action_kind(a) for a in view.legal_actions):
         lines.append(f"  {kind}: {guide.ACTIONS[kind]}")
-    lines.append("Type an action's number or its text (e.g. knock, offer 10H); help or ? shows this again.")
+    texts = [view.action_text(a) for a in view.legal_actions]  # examples of this variant's own actions, now
+    examples = [next((t for t in texts if " " not in t), None), next((t for t in texts if " " in t), None)]
+    lines.append(f"Type an action's number or its text (e.g. {', '.join(t for t in examples if t)}); "
+                 "help or ? shows this again.")
     return "\n".join(lines)
 
 
