@@ -228,7 +228,7 @@ def _deal_result(shown: Showdown | None, names: list[str]) -> str:
     if shown is None:
         return ""
     who = " and ".join(names[w] for w in shown.winners)
-    verb = "win" if len(shown.winners) > 1 else "wins"
+    verb = "win" if len(shown.winners) > 1 or who == "you" else "wins"  # "you win", as "they win"
     return f"Deal {shown.deal}: {who} {verb} with {_article(shown.categories[shown.winners[0]])}."
 
 

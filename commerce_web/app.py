@@ -3,7 +3,8 @@
 JSON API (every error is ``{"error": "..."}`` with a 4xx or 5xx status):
 
 * ``GET /api/variants``: variants, their options with R12 defaults, built-in agents, and the models
-  of the server's models folder (``{"name": "model:widow", "variant", "players"}``);
+  of the server's models folder (``{"name": "model:widow", "variant", "num_players"}``: the page lists
+  only those that fit the chosen variant and player count);
 * ``POST /api/matches`` ``{"variant", "players", "seat", "opponents": [...], "options": {...}, "seed"}``:
   a new match; returns ``{"id", "state"}``.  Opponents come from an allow-list
   (:mod:`commerce_web.opponents`): built-in agents with bounded arguments, models by name;
@@ -152,7 +153,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
 
     @app.get("/api/variants")
     def variants():
-        models = [{"name": name, "variant": m["variant"], "players": m["players"]}
+        models = [{"name": name, "variant": m["variant"], "num_players": m["players"]}
                   for name, m in find_models(models_root).items()]
         return jsonify({**variants_info(), "models": models})
 

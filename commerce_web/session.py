@@ -165,8 +165,8 @@ class Match:
             raise RequestError(f"an action is a text such as 'knock' or 'offer 10H', got {text!r}")
         legal = game.legal_actions()
         words = text.split()
-        if words[0] == "exchange" and len(words) == 2:
-            raise RequestError(f"{text!r}: choose a card of the table too (exchange <your card> <table card>)")
+        if words[0] == "exchange" and len(words) < 3:
+            raise RequestError(f"{text!r}: choose one of your cards and a {game.table_name} card first")
         if words[0] in CARD_VERBS and len(words) == 1:
             raise RequestError(f"{text!r}: choose one of your cards first")
         try:
@@ -306,7 +306,8 @@ class Match:
         hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({shown.categories[s]})"
                           for s, h in enumerate(shown.hands) if h)
         winners = " and ".join(self.names[w] for w in shown.winners)
-        return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if len(shown.winners) > 1 else 'wins'}."
+        plural = len(shown.winners) > 1 or winners == "you"
+        return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if plural else 'wins'}."
 
     def _deal_result(self, shown: Showdown) -> dict[str, Any]:
         money = self.game.plays_for_money

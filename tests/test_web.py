@@ -103,7 +103,8 @@ def test_an_illegal_action_is_refused_and_changes_nothing(client):
     key, state = created["id"], created["state"]
     hand = state["scene"]["seats"][0]["cards"]
     for action, message in [("knock", "'knock' is not allowed now"),  # R8.2: no knock in the old game
-                            (f"exchange {hand[0]}", "choose a card of the table too"),
+                            (f"exchange {hand[0]}", "choose one of your cards and a table card first"),
+                            ("exchange", "choose one of your cards and a table card first"),
                             ("offer", "choose one of your cards first"),
                             ("exchange AS AS", ""), ("dance", "unknown action text"), (7, "an action is a text")]:
         reply = client.post(f"/api/matches/{key}/actions", json={"action": action})
@@ -256,7 +257,7 @@ def test_a_model_folder_as_an_opponent(tmp_path):
                make_meta(make_rules("trade_barter"), 3, {"hidden": [8], "activation": "tanh"}), use_safetensors=False)
     client = create_app(models_root=tmp_path / "models").test_client()
     assert client.get("/api/variants").get_json()["models"] == [
-        {"name": "model:trade_barter", "variant": "trade_barter", "players": 3}]  # by name, not by path
+        {"name": "model:trade_barter", "variant": "trade_barter", "num_players": 3}]  # by name, not by path
     reply = _new(client, variant="trade_barter", players=3, opponents=["model:trade_barter"])
     assert reply.status_code == 200, reply.get_json()
     created = reply.get_json()
@@ -282,3 +283,29 @@ def test_the_page_gets_how_to_play(client):
     info = client.get("/api/variants").get_json()
     assert all("(R" in v["help"] for v in info["variants"].values())  # cites the rules
     assert set(info["actions"]) >= {"knock", "offer", "give", "exchange", "take_widow", "buy_horse"}
+
+
+def test_an_incomplete_exchange_asks_for_both_cards(client):
+    reply = _new(client, variant="widow", players=3, opponents=["greedy"], seed=2)
+    key, state = reply.get_json()["id"], reply.get_json()["state"]
+    assert "exchange" in {a["verb"] for a in state["legal"]}
+    for action in ("exchange", f"exchange {state['scene']['seats'][0]['cards'][0]}"):
+        reply = client.post(f"/api/matches/{key}/actions", json={"action": action})
+        assert reply.status_code == 400
+        assert "choose one of your cards and a widow card first" in reply.get_json()["error"]
+
+
+def test_the_human_is_told_you_win():
+    # Seat 0 holds three aces and knocks (R5): "you win", in the showdown scene and the lines since.
+    from commerce_env.cards import CARDS, parse_cards
+    from commerce_web.opponents import choose
+    from commerce_web.session import Match
+
+    match = Match("trade_barter", 3, 0, [choose("random", {})], {"deals": "1"}, seed=1)
+    cards = list(parse_cards("AS 2C 3D AH 4H 5C AD 6D 7H"))  # dealt from the eldest, seat 0
+    match.game = new_game(match.rules, 3, decks=[cards + [c for c in CARDS if c not in cards]], dealer=2)
+    match.act("knock")
+    state = match.state()
+    texts = [state["showdown"]["result"], *state["since"]]
+    assert "you win " in texts[0] and any("you win" in line for line in texts[1:])
+    assert not any("you wins" in text for text in texts)

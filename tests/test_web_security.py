@@ -98,7 +98,7 @@ def test_the_allow_list_stands_on_its_own(client, models, tmp_path, monkeypatch)
 def test_a_model_is_chosen_by_its_name_in_the_models_folder(client):
     info = client.get("/api/variants").get_json()
     assert [m["name"] for m in info["models"]] == ["model:trade_barter3"]
-    assert info["models"][0]["variant"] == "trade_barter" and info["models"][0]["players"] == 3
+    assert info["models"][0]["variant"] == "trade_barter" and info["models"][0]["num_players"] == 3
     reply = _new(client, opponents=["model:trade_barter3", "greedy"])
     assert reply.status_code == 200, reply.get_json()
     assert reply.get_json()["state"]["names"][1] == "model trade_barter3 (1)"
