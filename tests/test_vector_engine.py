@@ -129,7 +129,7 @@ def test_matches_at_the_option_bounds_agree_with_the_readable_engine(variant, en
     assert _play_lockstep(variant, f"bounds-{end}", n=n, options=options, max_steps=300) > 0
 
 
-@pytest.mark.parametrize("variant", VARIANTS_WITH_LIVES)
+@pytest.mark.parametrize("variant", sorted(VARIANTS_WITH_LIVES))
 def test_matches_with_lives_until_out_at_the_highest_bounds_agree(variant):
     # R9.2-R9.5, R12: matches with lives played until a player is out, at the highest numeric options.
     options = {**_extreme_options(variant, 1), "deals": "until_out"}
