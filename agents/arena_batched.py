@@ -228,6 +228,14 @@ class _Table:
         self.group, self.index, self.game, self.seats, self.rngs = group, index, game, seats, rngs
 
 
+def _fits(search: Any, view: Any, include: tuple[int, ...]) -> bool:
+    """Whether one decision's rollouts fit in one run of the batched engine (else it is played
+    alone, in parts: :meth:`agents.search.SearchAgent.evaluate`)."""
+    from .batched_search import MAX_ROWS
+
+    return search.worlds * len(search.rollout_actions(view, include)) <= MAX_ROWS
+
+
 def _readable_games(plan: list[list[int]], rules: Rules, num_players: int, seed: int, groups: int,
                     duplicate: bool) -> Iterator[tuple[int, int, Game, list[int]]]:
     """``(group, seating index, game, agents' seeds)`` of every game, as the local path makes them."""
@@ -282,7 +290,7 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
             if action is None:
                 default = search.default_action(view)
                 include = () if default is None else (default,)
-                if search.batched_rollouts(view) is None:  # the readable rollouts (asked for, or refused)
+                if search.batched_rollouts(view) is None or not _fits(search, view, include):
                     action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
                 else:
                     plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))

@@ -230,13 +230,19 @@ class SearchAgent(Agent):
 
     def _evaluate_batched(self, rollouts, view: SeatView, include: tuple[int, ...], deadline: float | None,
                           rng: random.Random) -> dict[int, np.ndarray]:
-        """:meth:`evaluate` on the batched engine: all worlds at once, or with a time budget
-        :data:`WORLDS_PER_CHUNK` at a time until it is spent."""
+        """:meth:`evaluate` on the batched engine: all worlds at once (in parts of at most
+        ``MAX_ROWS`` rollouts, memory), or with a time budget :data:`WORLDS_PER_CHUNK` at a
+        time until it is spent."""
+        from .batched_search import MAX_ROWS
+
+        per_run = max(1, MAX_ROWS // len(self.rollout_actions(view, include)))
         parts: list[dict[int, np.ndarray]] = []
+        left = self.worlds
         while True:
-            plan = self.rollout_plan(view, include, self.worlds if deadline is None else WORLDS_PER_CHUNK, rng)
-            parts += rollouts.run([plan])
-            if deadline is None or time.perf_counter() >= deadline:
+            count = min(left, per_run) if deadline is None else WORLDS_PER_CHUNK
+            parts += rollouts.run([self.rollout_plan(view, include, count, rng)])
+            left -= count
+            if (left <= 0) if deadline is None else time.perf_counter() >= deadline:
                 break
         return {a: np.concatenate([part[a] for part in parts]) for a in parts[0]}
 

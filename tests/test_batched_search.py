@@ -169,6 +169,24 @@ def test_d_the_batched_search_acts_legally_in_every_variant(decision, seed, worl
     assert SearchAgent(worlds=worlds, seed=seed).act(view) in view.legal_actions
 
 
+def test_decisions_bigger_than_one_run_are_played_in_parts_with_the_same_results(monkeypatch):
+    # Memory: at most MAX_ROWS rollouts at once; a decision split by worlds, decisions packed together.
+    import agents.batched_search as batched_search
+
+    monkeypatch.setattr(batched_search, "MAX_ROWS", 7)
+    views = [v for v in (_decision("widow", s, 5)[0] for s in range(40)) if v is not None][:3]
+    for seed, view in enumerate(views):
+        batched, readable = SearchAgent(worlds=5, seed=seed), SearchAgent(worlds=5, seed=seed, engine="readable")
+        assert batched.act(view) == readable.act(view) and batched.last_values == readable.last_values
+    agent = SearchAgent(engine="readable")
+    plans = [Rollouts(v, [v.sample_world(random.Random(k)) for k in range(3)], agent.rollout_actions(v),
+                      agent.rollout_threshold(v), True) for v in views]
+    together = BatchedRollouts().run(plans)
+    for plan, got in zip(plans, together, strict=True):
+        alone = BatchedRollouts().run([plan])[0]
+        assert {a: v.tolist() for a, v in got.items()} == {a: v.tolist() for a, v in alone.items()}
+
+
 def test_a_time_budget_plays_whole_chunks_of_worlds_and_acts_legally():
     view = next(v for v in (_decision("old_game", s, 3)[0] for s in range(50)) if v is not None)
     agent = SearchAgent(ms=1, seed=3)
@@ -218,6 +236,15 @@ def test_the_batched_arena_plays_search_with_the_local_result(variant):
     options = {"deals": 2} if make_rules(variant).has_lives else {}
     lineup = [{"agent": "search", "worlds": 2}, {"agent": "search", "worlds": 2, "engine": "readable"}, "greedy"]
     kwargs = dict(lineup=lineup, variant=variant, num_players=3, options=options, games=6, seed=11)
+    assert _arena(batched=True, **kwargs) == _arena(batched=False, **kwargs)
+
+
+def test_the_batched_arena_plays_decisions_too_big_for_one_run_alone(monkeypatch):
+    import agents.batched_search as batched_search
+
+    monkeypatch.setattr(batched_search, "MAX_ROWS", 20)  # 6 worlds: too many for one run, each alone
+    kwargs = dict(lineup=[{"agent": "search", "worlds": 6}, {"agent": "search", "worlds": 2}, "greedy"],
+                  variant="old_game", num_players=3, games=6, seed=2)
     assert _arena(batched=True, **kwargs) == _arena(batched=False, **kwargs)
 
 
