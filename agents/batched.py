@@ -267,7 +267,6 @@ class BatchedPolicy(BatchedAgent):
         self.agent = agent
         self.rng = np.random.default_rng(seed)
         self._builders: list | None = None
-        self._limit: Any = None
 
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         from commerce_env.vector.features import batch_feature_builders, with_features
@@ -281,12 +280,6 @@ class BatchedPolicy(BatchedAgent):
                                 engine, games, seats)
         scores = self.agent.logits(vectors).astype(np.float64)
         mask = engine.action_mask[games].astype(bool)
-        if self.agent.exchange_limit is not None:
-            if self._limit is None:
-                from commerce_env.exchange_limit import BatchExchangeLimit
-
-                self._limit = BatchExchangeLimit(engine.rules, engine.num_players, self.agent.exchange)
-            mask = self._limit(mask, engine, games, seats, engine.observe(seats, games))
         scores[~mask] = -np.inf
         if self.agent.deterministic:
             return scores.argmax(axis=1)

@@ -6,9 +6,7 @@ The safe format is a folder with two files:
   ``rules`` (every option), ``num_players``, ``observation_layout_version``
   (:data:`commerce_env.observation.LAYOUT_VERSION`), ``observation_size``,
   ``features`` (extra observation features, e.g. ``hand_strength``, rebuilt
-  from the observation at play time), ``exchange`` (``any``, or ``expected_value``: the mask
-  leaves only that agent's exchange with the face-up table, :mod:`commerce_env.exchange_limit`;
-  absent in older files: ``any``), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
+  from the observation at play time), ``num_actions``, ``network`` (``hidden`` layer sizes and ``activation``),
   the weights file's name and its SHA-256.
 * optionally ``search`` (``{"worlds": 24, "margin": 1.0}``): the model plays with test-time
   search, :class:`agents.search.SearchAgent` with the network as its prior: the network proposes,
@@ -108,17 +106,12 @@ class LearnedAgent(Agent):
         self.layers = [(np.ascontiguousarray(weights[f"{name}.weight"].T, dtype=np.float32),
                         np.asarray(weights[f"{name}.bias"], dtype=np.float32)) for name in _layer_names(hidden)]
         self.features = list(meta.get("features", []))
-        self.exchange: str = meta.get("exchange", "any")  # models saved before the option: every exchange
         self.feature_builders = []
-        self.exchange_limit = None
-        if self.features or self.exchange != "any":
-            from commerce_env.exchange_limit import ExchangeLimit
+        if self.features:
             from commerce_env.features import feature_builders
 
             rules = make_rules(self.variant, **{k: v for k, v in meta["rules"].items() if k != "variant"})
             self.feature_builders = feature_builders(self.features, rules, self.num_players)
-            if self.exchange != "any":
-                self.exchange_limit = ExchangeLimit(rules, self.num_players, self.exchange)
         self.deterministic = deterministic
         self.rng = random.Random(seed)
         self.search = None  # the test-time search (agents.search.SearchAgent), when the model has one
@@ -169,8 +162,6 @@ class LearnedAgent(Agent):
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
-        if self.exchange_limit is not None:
-            mask = self.exchange_limit(mask, view)
         from commerce_env.features import append_features
 
         vector = append_features(self.model_input(view["observation"]), self.feature_builders, view)

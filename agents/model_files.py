@@ -17,7 +17,6 @@ import numpy as np
 
 from commerce_env import observation as obs
 from commerce_env.engine.actions import NUM_ACTIONS
-from commerce_env.exchange_limit import check_exchange_limit
 from commerce_env.files import atomic_write, writing_to
 from commerce_env.rules import VARIANTS, Rules, make_rules
 
@@ -56,6 +55,19 @@ def check_hidden(hidden: Any) -> str | None:
 # take seconds.
 SEARCH_KEYS = ("worlds", "margin")
 MAX_SEARCH_WORLDS = 1000
+
+
+# Fields older files may hold, with the one value this version plays by: ``exchange`` narrowed the
+# policy's mask to one exchange with the face-up table, an option no shipped model used.
+RETIRED_FIELDS = {"exchange": "any"}
+
+
+def retired_field(meta: Mapping[str, Any]) -> str | None:
+    """Why ``meta`` cannot be played as recorded (a retired field holding another value), or None."""
+    for field, value in RETIRED_FIELDS.items():
+        if field in meta and meta[field] != value:
+            return f"{field} {meta[field]!r} is no longer supported (this version reads only {field} {value!r})"
+    return None
 
 
 def check_search(search: Any) -> str | None:
@@ -189,10 +201,9 @@ def _check_meta(meta: Any, path: Path) -> dict:
     known = {**FEATURE_SIZES, **PER_PLAYER_FEATURE_SIZES}
     if not isinstance(features, list) or any(not isinstance(f, str) or f not in known for f in features):
         raise _fail(path, f"features {features!r}; known: {', '.join(known)}")
-    try:  # models saved before the option say nothing: every legal exchange
-        check_exchange_limit(meta.get("exchange", "any"), meta["variant"])
-    except ValueError as error:
-        raise _fail(path, str(error)) from None
+    problem = retired_field(meta)
+    if problem:
+        raise _fail(path, problem)
     if "search" in meta and check_search(meta["search"]):
         raise _fail(path, f"search {meta['search']!r}: expected {check_search(meta['search'])}")
     if meta.get("weights_file") not in WEIGHT_FILES:
@@ -302,12 +313,11 @@ def _check_expected(meta: dict, variant: str | None, num_players: int | None, pa
 
 
 def make_meta(rules: Rules, num_players: int, network: dict[str, Any], features: list[str] | None = None,
-              exchange: str = "any", search: Mapping[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    """The ``model.json`` record of a policy for ``rules`` and ``num_players``; ``exchange``: which
-    exchanges its mask leaves it (:mod:`commerce_env.exchange_limit`), written only when not ``any``;
-    ``search``: the test-time search it plays with (:func:`check_search`), written only when given
-    (so the files of every other model are as they were)."""
-    limit = {} if exchange == "any" else {"exchange": exchange}
+              search: Mapping[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """The ``model.json`` record of a policy for ``rules`` and ``num_players``; ``search``: the
+    test-time search it plays with (:func:`check_search`), written only when given (so the files
+    of every other model are as they were)."""
+    limit = {}
     if search is not None:
         problem = check_search(dict(search))
         if problem:

@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from commerce_env import observation as obs
-from commerce_env.exchange_limit import check_exchange_limit
 from commerce_env.rules import make_rules
 
-from .model_files import _check_expected, _fail, _first_line, _layer_names, feature_size, make_meta
+from .model_files import _check_expected, _fail, _first_line, _layer_names, feature_size, make_meta, retired_field
 
 
 def weights_from_policy(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -72,8 +71,6 @@ def read_sb3_zip(path: Path, variant: str | None = None,
         raise _fail(path, f"it was trained for variant {recorded['variant']!r}, not {variant!r}")
     model = MaskablePPO.load(str(path), device="cpu")
     weights, network = weights_from_policy(model.policy)
-    # The actor's input: the observation, without the columns only a centralised critic reads
-    # (training.critic_policy), which the env appends after it.
     size = int(weights[f"{_layer_names(network['hidden'])[0]}.weight"].shape[1])
     fits = [(n, features) for features in ([], ["hand_strength"], ["hand_strength", "known_hands"], ["known_hands"])
             for n in range(2, 13) if obs.observation_size(n) + sum(feature_size(f, n) for f in features) == size]
@@ -87,12 +84,10 @@ def read_sb3_zip(path: Path, variant: str | None = None,
             rules = make_rules(variant)
     except (TypeError, ValueError) as error:
         raise _fail(path, str(error)) from None
-    exchange = recorded.get("exchange", "any") if recorded is not None else "any"
-    try:
-        check_exchange_limit(exchange, rules.variant)
-    except ValueError as error:
-        raise _fail(path, str(error)) from None
-    meta = make_meta(rules, fits[0][0], network, features=fits[0][1], exchange=exchange)
+    problem = retired_field(recorded or {})
+    if problem:
+        raise _fail(path, problem)
+    meta = make_meta(rules, fits[0][0], network, features=fits[0][1])
     if recorded is not None and ZIP_LAYOUT_KEY in recorded:  # zips of older runs do not say: today's layout
         layout = recorded[ZIP_LAYOUT_KEY]
         if not obs.known_layout(layout):

@@ -20,10 +20,7 @@ gives :class:`CommerceEnv`; ``import commerce_env`` registers the id.
   ``observe`` hear every action's text as their seat knows it, as in the arena.
 * The observation is the AEC env's vector (:func:`commerce_env.observation.encode`,
   layout version ``LAYOUT_VERSION``) of the learner's seat; ``action_masks()``
-  gives the legal actions for sb3-contrib's MaskablePPO; with
-  ``exchange="expected_value"`` it keeps, of the legal exchanges with the
-  face-up table, only ``expected_value``'s (:mod:`commerce_env.exchange_limit`):
-  the learner decides whether to exchange, not which card.
+  gives the legal actions for sb3-contrib's MaskablePPO.
 * The reward of a step is the learner's own change of counters (or its
   outcome reward, per the rules' ``reward`` option) between two of its
   decisions, including what the opponents' moves and the settlement pay it;
@@ -67,10 +64,9 @@ from gymnasium import spaces
 from . import GYM_ENV_ID
 from . import observation as obs
 from .engine import new_game
-from .engine.actions import EXCHANGE, NUM_ACTIONS, check_action
+from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
 from .env_arguments import check_config, checked_seed, reset_decks, reset_options
-from .exchange_limit import ExchangeLimit
 from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names, needs_view  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
@@ -96,7 +92,7 @@ class CommerceEnv(gymnasium.Env):
                  seat: int | str = "rotate", snapshot_share: float = 0.5, max_snapshots: int = 5,
                  features: Sequence[str] = (), illegal_action: str = "terminate", render_mode: str | None = None,
                  config: Any = None, resolver: Resolver | None = None, end_when_out: bool = False,
-                 exchange: str = "any", **options: Any):
+                 **options: Any):
         rules, extra = resolve_rules(variant, check_config(config), options)
         num_players = extra.get("num_players", 4) if num_players is None else num_players
         rules.check_players(num_players)
@@ -129,8 +125,6 @@ class CommerceEnv(gymnasium.Env):
                                      for _ in range(num_players - 1)]
         self.features = feature_names(features)
         self.feature_builders = feature_builders(self.features, rules, num_players)
-        self.exchange = exchange
-        self.exchange_limit = ExchangeLimit(rules, num_players, exchange)
         size = obs.observation_size(num_players) + sum(f.size for f in self.feature_builders)
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -166,13 +160,8 @@ class CommerceEnv(gymnasium.Env):
 
     # ----------------------------------------------------------------- API
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (sb3-contrib's MaskablePPO reads this); with
-        ``exchange="expected_value"`` only that agent's exchange of the legal ones (commerce_env.exchange_limit)."""
-        game = self._require_game()
-        mask = obs.action_mask(game, self.seat).astype(bool)
-        if self.exchange_limit.choice is None or not mask[EXCHANGE:].any():
-            return mask
-        return self.exchange_limit(mask, seat_view(game, self.seat))
+        """Legal actions of the learner now (sb3-contrib's MaskablePPO reads this)."""
+        return obs.action_mask(self._require_game(), self.seat).astype(bool)
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None):
         """A new match with the learner's seat and opponents drawn anew.

@@ -106,31 +106,3 @@ def test_deal_episodes_split_a_match_and_keep_every_reward(variant):
     env.close()
     assert match_sums == pytest.approx(episode_returns, abs=1e-4)
     assert max(matches) > 1  # matches of several deals were split
-
-
-def test_in_pool_a_deal_episode_returns_the_deal_s_money_and_its_change_of_pool_share():
-    # R9.3, R9.5: with the pool_share potential each deal episode is worth what the deal paid plus
-    # what it did to the seat's share of the pool, 0 once the match is over.
-    pytest.importorskip("numba")
-    from training.vec_env import make_vec_env
-    from training.shaping import PoolShare, PotentialShaping
-
-    phi = PoolShare(4)
-    env = DealEpisodes(PotentialShaping(make_vec_env("pool", 4, 4, opponents=["random"], seed=9), phi))
-    observations = env.reset()
-    start = phi(observations)
-    shaped, money = np.zeros(4), np.zeros(4)
-    checked = 0
-    rng = np.random.default_rng(3)
-    while checked < 40:
-        observations, rewards, dones, infos = env.step(_random_steps(env, rng))
-        shaped += rewards
-        money += [info["unshaped_reward"] for info in infos]
-        now = phi(observations)
-        for i in np.flatnonzero(dones):
-            end = now[i] if infos[i].get("deal_ended") else 0.0
-            assert shaped[i] == pytest.approx(money[i] + end - start[i], abs=1e-3)
-            shaped[i] = money[i] = 0.0
-            checked += 1
-        start = np.where(dones, now, start)
-    env.close()

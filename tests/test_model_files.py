@@ -197,3 +197,14 @@ def test_a_zip_that_does_not_record_its_rules_needs_the_variant(tmp_path, sb3_mo
     sb3_model.save(path)
     with pytest.raises(ValueError, match=r"variant="):
         load_agent(path, trust_sb3_zip=True)  # it used to assume trade and barter silently
+
+
+def test_a_model_json_with_a_narrowed_exchange_mask_is_refused_naming_the_field(tmp_path, tiny_model):
+    # `exchange` (a mask narrowed to one exchange with the table, R6.3) is no longer played: a file that
+    # asks for it is refused, naming the field and its value; "any" (every legal action) still loads.
+    folder = tiny_model("pool", 4, tmp_path / "model")
+    _edit_meta(folder, exchange="any")
+    assert load_agent(folder).variant == "pool"
+    _edit_meta(folder, exchange="expected_value")
+    with pytest.raises(ValueError, match="exchange 'expected_value'"):
+        load_agent(folder)

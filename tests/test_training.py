@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import shlex
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -75,12 +75,10 @@ def test_shipped_configs_cover_the_required_runs():
     ({"policy": {"net_arch": [0]}}, "policy.net_arch"),
     ({"evaluation": {"baselines": []}}, "evaluation.baselines"),
     ({"ppo": {"policy": "CnnPolicy"}}, "ppo.policy"),
-    ({"training": {"shaping": "pool_share"}}, "training.shaping"),  # trade and barter has no pool (R9)
-    ({"env": {"variant": "pool"}, "training": {"shaping": "lives"}}, "training.shaping"),
     ({"training": {"learning_rate_schedule": "cosine"}}, "training.learning_rate_schedule"),
     ({"training": {"episode": "round"}}, "training.episode"),
-    # R9.5: in pool commerce the pool is paid at the match's end; deal episodes need its share as a potential.
-    ({"env": {"variant": "pool"}, "training": {"episode": "deal"}}, "training.shaping"),
+    # R9.5: in pool commerce the pool is paid at the match's end: a deal's own reward misses it.
+    ({"env": {"variant": "pool"}, "training": {"episode": "deal"}}, "training.episode"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(tmp_path, change, message):
     data = tiny(tmp_path)
@@ -392,3 +390,13 @@ def test_with_policy_search_the_model_plays_with_it_and_the_clone_and_snapshots_
     assert len(internal) == 3
     for folder in internal:
         assert "search" not in json.loads((Path(folder) / "model.json").read_text())
+
+
+def test_a_run_folder_config_naming_a_removed_option_reads_only_with_todays_behaviour(tmp_path):
+    # A config.yaml written before an option was removed names it with the value that is now the only one.
+    data = tiny(tmp_path, training={"shaping": None}, policy={"critic": "observation"})
+    assert load_config(write_config(tmp_path, data))["policy"]["net_arch"] == [16, 16]
+    for section, key, value in (("policy", "critic", "privileged"), ("training", "shaping", "pool_share")):
+        data = tiny(tmp_path, **{section: {key: value}})
+        with pytest.raises(ValueError, match=rf"'{section}\.{key}'.*{value}|{value}.*'{section}\.{key}'"):
+            load_config(write_config(tmp_path, data))

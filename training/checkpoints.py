@@ -24,7 +24,7 @@ def policy_agent(model: Any, config: dict[str, Any], search: bool = True,
     env = config["env"]
     rules = make_rules(env["variant"], **env["rules"])
     weights, network = weights_from_policy(model.policy)
-    meta = make_meta(rules, env["num_players"], network, features=env["features"], exchange=env["exchange"],
+    meta = make_meta(rules, env["num_players"], network, features=env["features"],
                      search=config["policy"].get("search") if search else None, trained_steps=int(model.num_timesteps),
                      run=config["name"], **extra)
     return LearnedAgent(weights, meta, search=False), weights, meta

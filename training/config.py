@@ -5,21 +5,17 @@ Sections (all optional except what has no default; see ``configs/train/``):
 * ``name``, ``seed``, ``output`` (the run folder)
 * ``env``: ``variant``, ``num_players``, ``rules`` (R-section options, or
   ``preset``), ``seat`` (``rotate``, ``random`` or a number), ``features``, ``end_when_out``
-  (end the learner's episode once it is out for good: same returns, fewer simulated deals),
-  ``exchange`` (``any``; or ``expected_value``: of the exchanges with the face-up table the policy
-  may make only that agent's, :mod:`commerce_env.exchange_limit`; recorded in model.json)
+  (end the learner's episode once it is out for good: same returns, fewer simulated deals)
 * ``opponents``: ``pool`` (agent names, ``model:<path>``, or ``{agent: greedy, quantile: 0.7}``
   for a built-in agent with arguments), ``weights`` (one per entry; default equal)
 * ``selfplay``: ``enabled``, ``every_steps``, ``max_snapshots``, ``snapshot_share``
 * ``training``: ``total_timesteps``, ``time_limit_minutes``, ``n_envs``,
   ``vec_env`` (``dummy``, ``subproc``, or ``batch``: all envs in one batched engine,
   :mod:`commerce_env.vector`, opponents random, greedy or models), ``checkpoint_every``, ``progress_bar``,
-  ``torch_threads``, ``shaping``, ``learning_rate_schedule`` (``constant``; or ``linear``: ``ppo.learning_rate``
+  ``torch_threads``, ``learning_rate_schedule`` (``constant``; or ``linear``: ``ppo.learning_rate``
   falls linearly to 0 over the budget that ends the run, the steps or the time limit, whichever is nearer),
   ``episode`` (``match``; or ``deal``: the learner's episode ends with each deal, :mod:`training.deal_episodes`)
-* ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``critic``
-  (``observation``; or ``privileged``: the value network also sees the opponents' hands, the
-  policy never does, :mod:`training.critic_policy`; needs ``vec_env: batch``), ``search`` (null; or
+* ``policy``: ``net_arch`` (hidden layer sizes), ``activation`` (``tanh``/``relu``), ``search`` (null; or
   ``{worlds, margin}``: the exported model plays with test-time search, recorded in model.json,
   :mod:`agents.learned`; training and its evaluations use the network alone)
 * ``ppo``: keyword arguments of ``sb3_contrib.MaskablePPO`` (checked against its signature)
@@ -52,13 +48,13 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "output": "runs/run",
     "env": {"variant": "trade_barter", "num_players": 4, "rules": {}, "seat": "rotate", "features": [],
-            "end_when_out": False, "exchange": "any"},
+            "end_when_out": False},
     "opponents": {"pool": ["random"], "weights": None},
     "selfplay": {"enabled": False, "every_steps": 50_000, "max_snapshots": 5, "snapshot_share": 0.5},
     "training": {"total_timesteps": 100_000, "time_limit_minutes": None, "n_envs": 2, "vec_env": "dummy",
                  "checkpoint_every": 10_000, "progress_bar": True, "torch_threads": 1,
-                 "shaping": None, "learning_rate_schedule": "constant", "episode": "match"},
-    "policy": {"net_arch": [128, 128], "activation": "tanh", "critic": "observation", "search": None},
+                 "learning_rate_schedule": "constant", "episode": "match"},
+    "policy": {"net_arch": [128, 128], "activation": "tanh", "search": None},
     "ppo": {"learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 5, "gamma": 1.0,
             "gae_lambda": 0.95, "ent_coef": 0.01, "clip_range": 0.2},
     "evaluation": {"every_steps": 50_000, "deals": 200, "baselines": ["random"], "final_deals": 1000,
@@ -70,7 +66,6 @@ DEFAULTS: dict[str, Any] = {
 BACKENDS = ("sb3", "rllib")
 LR_SCHEDULES = ("constant", "linear")  # linear: to 0 over the run's budget (training.callbacks)
 VEC_ENVS = ("dummy", "subproc", "batch")  # batch: commerce_env.vector (extra `vector`)
-CRITICS = ("observation", "privileged")  # privileged: a centralised critic (training.critic_policy)
 SECTIONS = tuple(k for k, v in DEFAULTS.items() if isinstance(v, dict))
 # MaskablePPO arguments the run sets itself (from other sections), never from `ppo`.
 PPO_RESERVED = ("policy", "env", "seed", "tensorboard_log", "policy_kwargs", "verbose", "device", "_init_setup_model")
@@ -147,13 +142,33 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+# Options that were removed; a run folder's config.yaml written before still names them, with the
+# value that is now the only behaviour.  Any other value is refused by name.
+RETIRED = {("training", "shaping"): None, ("policy", "critic"): "observation", ("env", "exchange"): "any"}
+
+
+def without_retired(data: Any, source: str) -> Any:
+    """``data`` without the retired keys that hold their neutral value (:data:`RETIRED`)."""
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    for (section, key), neutral in RETIRED.items():
+        values = data.get(section)
+        if isinstance(values, dict) and key in values:
+            if values[key] != neutral:
+                raise ValueError(f"{source}: bad value {values[key]!r} for '{section}.{key}'; the option was "
+                                 f"removed (only {neutral!r}, today's behaviour, is read)")
+            data[section] = {k: v for k, v in values.items() if k != key}
+    return data
+
+
 def validate(data: Any, source: str = "config") -> dict[str, Any]:
     """The full config: ``data`` over :data:`DEFAULTS`, every key and value checked."""
     if isinstance(data, dict) and data.get("backend") == "rllib":
         from .rllib_config import validate as validate_rllib
 
         return validate_rllib(data, source)
-    config = merge_sections(data, DEFAULTS, source, _allowed, "MaskablePPO arguments")
+    config = merge_sections(without_retired(data, source), DEFAULTS, source, _allowed, "MaskablePPO arguments")
     _check_values(config, _Checker(source))
     return config
 
@@ -179,12 +194,6 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(isinstance(features, list) and all(isinstance(f, str) and f in FEATURES for f in features),
                   "env.features", features, f"a list of feature names from: {', '.join(FEATURES)}")
     check.require(isinstance(env["end_when_out"], bool), "env.end_when_out", env["end_when_out"], "true or false")
-    from commerce_env.exchange_limit import check_exchange_limit
-
-    try:
-        check_exchange_limit(env["exchange"], env["variant"])
-    except ValueError as error:
-        raise ValueError(f"{source}: env.{error}") from None
     seat = env["seat"]
     check.require(seat in ("rotate", "random") or (_is_int(seat) and 0 <= seat < env["num_players"]), "env.seat",
                   seat, f"rotate, random or a seat number from 0 to {env['num_players'] - 1}")
@@ -220,18 +229,9 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     if t["episode"] == "deal":
         from commerce_env.engine import ENGINES
 
-        engine = ENGINES[env["variant"]]
-        pool_paid_at_end = engine.plays_for_money and rules.has_lives
-        check.require(not (pool_paid_at_end and t["shaping"] is None), "training.shaping", t["shaping"],
-                      "a potential (pool_share) with training.episode: deal in pool commerce, where most of "
-                      "the money is paid at the match's end (R9.5)")
-    if t["shaping"] is not None:
-        from .shaping import POTENTIALS, check_potential
-
-        problem = (check_potential(t["shaping"], env["variant"], rules.reward) if isinstance(t["shaping"], str)
-                   else "not a name")
-        check.require(problem is None, "training.shaping", t["shaping"],
-                      f"null or a potential from: {', '.join(POTENTIALS)} ({problem})")
+        pool_paid_at_end = ENGINES[env["variant"]].plays_for_money and rules.has_lives
+        check.require(not pool_paid_at_end, "training.episode", t["episode"],
+                      "match in pool commerce, where most of the money is paid at the match's end (R9.5)")
     p = c["policy"]
     from agents.learned import check_hidden
 
@@ -239,10 +239,6 @@ def _check_values(c: dict[str, Any], check: _Checker) -> None:
     check.require(problem is None, "policy.net_arch", p["net_arch"],
                   f"{problem} (the limits of a saved model, agents.learned)")
     check.require(p["activation"] in ("tanh", "relu"), "policy.activation", p["activation"], "tanh or relu")
-    check.require(p["critic"] in CRITICS, "policy.critic", p["critic"], " or ".join(CRITICS))
-    check.require(p["critic"] == "observation" or t["vec_env"] == "batch", "policy.critic", p["critic"],
-                  "observation unless training.vec_env is batch (only the batched env gives the critic "
-                  "the opponents' hands)")
     if p["search"] is not None:
         from agents.model_files import check_search
 

@@ -13,10 +13,9 @@ match's.  Where a deal's reward is the match's money for that deal (the widow
 game, My Ship Sails: counters change hands at each showdown, R6, R7), the two
 differ only in what a deal's play does to later deals (who is out, R4.6).  In
 pool commerce most of the money is the pool, paid at the match's end (R9.5), so
-there a deal's reward must include what the deal did to the seat's share of the
-pool: the ``pool_share`` potential (:mod:`training.shaping`), which the config
-requires with this option.  The matches themselves are played out as before,
-and the monitor below this wrapper still logs whole matches' returns.
+a deal's own reward misses most of what it did: the config refuses this option
+there.  The matches themselves are played out as before, and the monitor below
+this wrapper still logs whole matches' returns.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ EPISODES = ("match", "deal")
 
 class DealEpisodes(VecEnvWrapper):
     """``dones[i]`` is also set where ``infos[i]["deal_ended"]``; rewards and observations are
-    passed on unchanged.  Wrap it outside any shaping (which must see the matches' real ends)."""
+    passed on unchanged."""
 
     def __init__(self, venv: VecEnv):
         super().__init__(venv)

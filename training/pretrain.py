@@ -45,19 +45,12 @@ class Demonstrations:
 
 
 def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
-            decisions: int, seed: int, explore: float = 0.0, critic_state: bool = False,
-            exchange: str = "any") -> Demonstrations:
+            decisions: int, seed: int, explore: float = 0.0) -> Demonstrations:
     """At least ``decisions`` of ``teacher``'s decisions (a spec for :func:`agents.make_agent`),
-    from whole matches in every seat; deterministic for a seed.  With ``critic_state`` each row
-    ends with the opponents' hands, as the batched env gives them to a centralised critic
-    (:mod:`commerce_env.critic_state`); the teacher is handed the seat's view alone, as always.
-    The masks are the learner's (``exchange``, :mod:`commerce_env.exchange_limit`); a decision
-    whose action they leave out (another exchange than expected_value's) is played, not kept."""
+    from whole matches in every seat; deterministic for a seed."""
     from agents import make_agent
     from commerce_env import observation as obs
-    from commerce_env.critic_state import CriticState, game_hands
     from commerce_env.engine import new_game
-    from commerce_env.exchange_limit import ExchangeLimit
     from commerce_env.features import append_features, feature_builders
     from commerce_env.rules import make_rules
     from commerce_env.view import seat_view
@@ -70,8 +63,6 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
     agent = make_agent(teacher, variant=variant, num_players=num_players)
     agent.reset(0, num_players, rules, seed=seed)  # a teacher that samples (search) samples the same for a seed
     builders = feature_builders(features, rules, num_players)
-    limit = ExchangeLimit(rules, num_players, exchange)
-    hidden = CriticState(rules, num_players) if critic_state else None
     rng = random.Random(seed)
     rows: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -85,16 +76,13 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
             seat = game.current_player
             view = seat_view(game, seat)
             vector = append_features(obs.encode(game, seat), builders, view)
-            if hidden is not None:
-                vector = np.concatenate([vector, hidden(game_hands(game, num_players), np.array([seat]))[0]])
-            mask = limit(obs.action_mask(game, seat), view)
+            mask = obs.action_mask(game, seat).astype(bool)
             action = int(agent.act(view))
-            if mask[action]:
-                rows.append(vector.astype(np.float32))
-                masks.append(mask)
-                actions.append(action)
-                seats.append(seat)
-                before.append(earned[seat])
+            rows.append(vector.astype(np.float32))
+            masks.append(mask)
+            actions.append(action)
+            seats.append(seat)
+            before.append(earned[seat])
             played = rng.choice(np.flatnonzero(mask).tolist()) if explore and rng.random() < explore else action
             game.apply(played)
             earned += np.asarray(game.take_rewards(), dtype=np.float64)
@@ -108,16 +96,14 @@ def _collect_part(arguments: tuple) -> Demonstrations:
 
 
 def collect_parallel(teacher: Any, variant: str, num_players: int, options: dict[str, Any], features: list[str],
-                     decisions: int, seed: int, explore: float = 0.0, workers: int = 1,
-                     critic_state: bool = False, exchange: str = "any") -> Demonstrations:
+                     decisions: int, seed: int, explore: float = 0.0, workers: int = 1) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker k plays seed ``seed + k``)."""
     if workers <= 1:
-        return collect(teacher, variant, num_players, options, features, decisions, seed, explore, critic_state,
-                       exchange)
+        return collect(teacher, variant, num_players, options, features, decisions, seed, explore)
     import multiprocessing
 
     share = -(-decisions // workers)
-    parts = [(teacher, variant, num_players, options, features, share, seed + k, explore, critic_state, exchange)
+    parts = [(teacher, variant, num_players, options, features, share, seed + k, explore)
              for k in range(workers)]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         return Demonstrations.concatenate(pool.map(_collect_part, parts))
@@ -167,8 +153,7 @@ def demonstrations_of(config: dict[str, Any]) -> Demonstrations:
     section, env = config["pretrain"], config["env"]
     return collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
                             list(env["features"]), section["decisions"], config["seed"], section["explore"],
-                            section["workers"], critic_state=config["policy"]["critic"] == "privileged",
-                            exchange=env["exchange"])
+                            section["workers"])
 
 
 def pretrain(model: Any, config: dict[str, Any]) -> tuple[dict[str, Any], Demonstrations]:

@@ -55,7 +55,7 @@ def env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
     return dict(variant=env["variant"], num_players=env["num_players"], seat=env["seat"],
                 opponents=list(opponents["pool"]), opponent_weights=opponents["weights"],
                 snapshot_share=float(selfplay["snapshot_share"]), max_snapshots=selfplay["max_snapshots"],
-                features=list(env["features"]), end_when_out=env["end_when_out"], exchange=env["exchange"],
+                features=list(env["features"]), end_when_out=env["end_when_out"],
                 illegal_action="raise",
                 **env["rules"])
 
@@ -89,7 +89,6 @@ def make_vec_env(config: dict[str, Any], seed: int):
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
-        kwargs["critic_state"] = config["policy"]["critic"] == "privileged"
         vec = VecMonitor(batch_vec_env(num_envs=training["n_envs"], seed=seed, resolver=batched_agent, **kwargs))
     else:
         factories = [_make_env(env_kwargs(config)) for _ in range(training["n_envs"])]
@@ -97,12 +96,8 @@ def make_vec_env(config: dict[str, Any], seed: int):
                                                                                        start_method="spawn")
         vec.seed(seed)
         vec = VecMonitor(vec)
-    if training["shaping"] is not None:
-        from .shaping import POTENTIALS, PotentialShaping  # outside the monitor: it logs the game's returns
-
-        vec = PotentialShaping(vec, POTENTIALS[training["shaping"]](config["env"]["num_players"]))
     if training["episode"] == "deal":
-        from .deal_episodes import DealEpisodes  # outside the shaping, which must see the matches' ends
+        from .deal_episodes import DealEpisodes  # outside the monitor, which logs whole matches
 
         vec = DealEpisodes(vec)
     return vec
@@ -116,12 +111,7 @@ def build_model(config: dict[str, Any], vec_env: Any, out: Path):
     policy = config["policy"]
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy["activation"]]
     kwargs = dict(net_arch=dict(pi=list(policy["net_arch"]), vf=list(policy["net_arch"])), activation_fn=activation)
-    policy_class: Any = "MlpPolicy"
-    if policy["critic"] == "privileged":  # the critic also reads the opponents' hands, the actor never
-        from .critic_policy import PrivilegedCriticPolicy
-
-        policy_class, kwargs["actor_size"] = PrivilegedCriticPolicy, vec_env.get_attr("actor_size")[0]
-    return MaskablePPO(policy_class, vec_env, seed=config["seed"], tensorboard_log=str(out / "tb"), verbose=0,
+    return MaskablePPO("MlpPolicy", vec_env, seed=config["seed"], tensorboard_log=str(out / "tb"), verbose=0,
                        device="cpu", policy_kwargs=kwargs, **config["ppo"])
 
 
@@ -239,7 +229,7 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
     env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
     setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
                                    "rules": make_rules(env["variant"], **env["rules"]).options(),
-                                   ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION, "exchange": env["exchange"]})
+                                   ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION})
     clock = RunState(state)
     remaining = training["total_timesteps"] - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.

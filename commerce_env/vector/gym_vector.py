@@ -38,10 +38,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..critic_state import CriticState
 from ..engine.actions import NUM_ACTIONS
 from ..env_arguments import checked_seed
-from ..exchange_limit import BatchExchangeLimit
 from ..features import feature_names
 from ..opponents import OpponentPool
 from ..rules import make_rules
@@ -106,11 +104,9 @@ class CommerceVectorEnv(VectorEnv):
                  opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
                  resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
-                 critic_state: bool = False, exchange: str = "any", **options: Any):
+                 **options: Any):
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
-        if not isinstance(critic_state, bool):
-            raise ValueError(f"critic_state must be True or False, got {critic_state!r}")
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
@@ -134,13 +130,9 @@ class CommerceVectorEnv(VectorEnv):
             self.opponent_pool.add_snapshot(self._resolve(policy), path)
         self.features = feature_names(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
-        self.exchange = exchange
-        self.exchange_limit = BatchExchangeLimit(rules, num_players, exchange)
-        self.actor_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
-        self.critic_state = CriticState(rules, num_players) if critic_state else None
-        size = self.actor_size + (self.critic_state.size if critic_state else 0)
+        self.observation_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
         self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
+            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(self.observation_size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -253,19 +245,14 @@ class CommerceVectorEnv(VectorEnv):
             earned += engine.rewards[self._all, self.seats]
 
     def observation_vectors(self, games: np.ndarray | None = None) -> np.ndarray:
-        """The learner's observation vectors (features and critic columns included) in ``games``."""
+        """The learner's observation vectors (features included) in ``games``."""
         games = self._all if games is None else games
         seats = self.seats[games]
-        vectors = with_features(self.engine.observe(seats, games), self.feature_builders, self.engine, games, seats)
-        if self.critic_state is None:
-            return vectors
-        hidden = self.critic_state(self.engine.hands[games], self.seats[games])
-        return np.concatenate([vectors, hidden], axis=1)
+        return with_features(self.engine.observe(seats, games), self.feature_builders, self.engine, games, seats)
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, 27)`` bool: the learner's legal actions in each game; with
-        ``exchange="expected_value"`` only that agent's exchange of the legal ones (commerce_env.exchange_limit)."""
-        return self.exchange_limit(self.engine.action_mask, self.engine, self._all, self.seats)
+        """``(num_envs, 27)`` bool: the learner's legal actions in each game."""
+        return self.engine.action_mask.astype(bool)
 
     def _observations(self) -> dict[str, np.ndarray]:
         return {"observation": self.observation_vectors(), "action_mask": self.action_masks().astype(np.int8)}
@@ -290,7 +277,8 @@ class CommerceVectorEnv(VectorEnv):
         dones = self._finished()
         deal_ended = engine.deals_dealt != deals
         finished = np.flatnonzero(dones)
-        final = self.observation_vectors(finished) if finished.size else np.zeros((0, self.actor_size), np.float32)
+        final = (self.observation_vectors(finished) if finished.size
+                 else np.zeros((0, self.observation_size), np.float32))
         self.final_returns = engine.returns()[finished, self.seats[finished]] if finished.size else np.zeros(0)
         self.final_seats = self.seats[finished].copy()
         if finished.size:
