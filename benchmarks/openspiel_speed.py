@@ -19,9 +19,11 @@ import time
 
 import numpy as np
 
+from commerce_env.rules import VARIANTS
+
 from .timing import interleaved
 
-DEFAULT_VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
+DEFAULT_VARIANTS = VARIANTS
 
 
 class Counter:

@@ -29,12 +29,11 @@ from pathlib import Path
 from agents.heuristics import ExpectedValueAgent
 from agents.search import SearchAgent
 from commerce_env.engine import new_game
-from commerce_env.rules import make_rules
+from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import SeatView, seat_view
 
 from .timing import Run, interleaved, paired_ratio, speed_arguments, until
 
-VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
 MODELS = Path(__file__).resolve().parent.parent / "models"
 NUM_PLAYERS = 4
 WORLDS = 24  # the search's default

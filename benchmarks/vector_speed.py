@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from commerce_env.rules import VARIANTS
+
 from .timing import interleaved, paired_ratio, until
 from .train_speed import _foster_env, _runner  # the SB3 env and timed learning loop of the training benchmark
 
-VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
 GAMES = 1024
 # docs/performance.md's targets (decisions per CPU-second), the default elsewhere; the 4x over
 # OpenSpiel's leduc loop is set for trade and barter only.

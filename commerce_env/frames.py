@@ -32,8 +32,16 @@ BACK = (38, 70, 150)
 LATTICE = (92, 122, 196)
 MUTED = (110, 110, 110)
 SUIT_NAMES = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
-TITLES = {"trade_barter": "Commerce: trade and barter", "widow": "Commerce with a widow",
-          "my_ship_sails": "My Ship Sails", "old_game": "Commerce: the old game", "pool": "Pool commerce"}
+
+
+def _title(variant: str) -> str:
+    """What the variant's engine module calls it (a replay's unknown variant: its own name)."""
+    from .rules import variant_info
+
+    try:
+        return variant_info(variant).title
+    except ValueError:
+        return variant
 
 
 def _pillow() -> tuple[Any, Any]:
@@ -95,7 +103,7 @@ def scene_image(scene: Scene, size: tuple[int, int] = (WIDTH, HEIGHT)) -> Any:
 
 # ------------------------------------------------------------------ parts
 def _header(draw: Any, scene: Scene, width: int) -> None:
-    title = f"{TITLES.get(scene.variant, scene.variant)}   deal {scene.deal}"
+    title = f"{_title(scene.variant)}   deal {scene.deal}"
     if not scene.showdown and not scene.over:
         title += f", round {scene.round}"
     draw.text((14, 10), title, fill="white", font=_font(18, True))

@@ -6,37 +6,11 @@ play"); the rules themselves are docs/rules.md, whose R-numbers are cited.
 
 from __future__ import annotations
 
-from .rules import OPTIONS
+from .rules import variant_info
 
 HANDS = ("Hands, best first (R2): tricon (three of a rank), sequence (three in a row of one suit), "
          "flush and pair where the rules count them, then point (the pips of your longest suit group: "
          "ace 11, pictures 10).")
-
-VARIANTS = {
-    "trade_barter": (
-        "Trade and barter (R5): everyone antes one to the pool. In turn, trade a card for ready money "
-        "(discard it face down, pay the dealer one, draw from the stock), barter (offer a card face down "
-        "to your left neighbour, who gives you one of his, unseen, or knocks), or knock. A knock shows the "
-        "hands: the best takes the pool, and a dealer who did not win may pay the winners (R5.8)."),
-    "widow": (
-        "Commerce with a widow (R6): three lives each, one ante per deal. Three cards lie face up (the "
-        "widow). The dealer may first take the widow instead of his unseen hand. Then in turn exchange one "
-        "card with the widow, pass, or knock: the best hand takes the pool. With no lives left you are out; "
-        "the first out pays for the whiskey (the match ends)."),
-    "my_ship_sails": (
-        "My Ship Sails (R7): three counters each, one ante per deal. In turn offer a card face down to "
-        "your left neighbour, who must give one of his in exchange, chosen unseen; or decline to offer. "
-        "The moment a hand is a flush (three of one suit) its ship sails and the hands are shown; after "
-        "two rounds the most pips in two cards of a suit wins. The winner takes the pool."),
-    "old_game": (
-        "The old game (R8): three cards face up on the table, no ante. In turn exchange one card with the "
-        "table, stand, or pass (no more exchanges for you). When a second player stands, everyone still in "
-        "gets one last turn. The best hand receives one stake from each other player."),
-    "pool": (
-        "Pool commerce (R9): the old game played for a pool: everyone pays the entry once and has three "
-        "lives. After each deal the winner takes the payout from the pool and the worst hand loses a life. "
-        "The first player out may buy a horse (one more life). The last player with lives takes the pool."),
-}
 
 ACTIONS = {
     "knock": "stop all trading: the hands are shown now",
@@ -56,10 +30,9 @@ ACTIONS = {
 
 
 def variant_help(variant: str) -> str:
-    """The rules of ``variant`` in a few lines, and the order of hands."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-    text = VARIANTS[variant]
-    if "combinations" not in OPTIONS[variant]:  # R7.4: ships and pips, not R2's hands (R12)
+    """The rules of ``variant`` in a few lines (as its engine module declares them), and the order of hands."""
+    info = variant_info(variant)  # a ValueError naming an unknown variant
+    text = info.guide
+    if "combinations" not in info.options:  # R7.4: ships and pips, not R2's hands (R12)
         return text
     return f"{text}\n{HANDS}"

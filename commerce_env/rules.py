@@ -1,4 +1,4 @@
-"""Variants, options and their defaults (RULES.md R12), validated once.
+"""Rules from options (docs/rules.md R12), validated once, against the variants the engines declare.
 
 :class:`Rules` is a frozen record of every option of a variant.  It is built
 by :func:`make_rules` from keyword options (or a YAML file, :func:`load_rules`)
@@ -8,117 +8,38 @@ and rejects unknown options, options of another variant and bad values with a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .hands import COMBINATIONS, normalize_combinations
+from . import engine as _engine  # noqa: F401 - importing the engines registers the variants
+from .hands import normalize_combinations
+from .options import (  # noqa: F401 - the names of the rules, re-exported
+    ALL_COMBINATIONS,
+    DEALER_PAYS,
+    DISCARDS,
+    FOSTER_COMBINATIONS,
+    MATCH_ENDS,
+    OPTION_BOUNDS,
+    PRESET_OPTIONS,
+    PRESETS,
+    REWARDS,
+    TIE_BREAKS,
+    UNTIL_OUT,
+    Rules,
+    Variant,
+    check_bounds,
+    registered,
+    variant_info,
+)
 
-VARIANTS = ("trade_barter", "widow", "my_ship_sails", "old_game", "pool")
-VARIANTS_WITH_LIVES = frozenset({"widow", "my_ship_sails", "pool"})
-TIE_BREAKS = ("dealer", "eldest", "split")
-DISCARDS = ("table", "bottom")
-DEALER_PAYS = ("foster", "peel_each", "peel_better", "none")
-MATCH_ENDS = ("whiskey", "freeze_out")
-REWARDS = ("counters", "outcome")
-PRESETS = ("foster", "peel")
-FOSTER_COMBINATIONS = frozenset({"tricon", "sequence", "point"})
-ALL_COMBINATIONS = frozenset(COMBINATIONS)
-UNTIL_OUT = "until_out"
-
-# R12: the options of each variant and their defaults.
-_COMMON = {"tie_break", "max_rounds", "deals", "deck_size", "reward"}
-OPTIONS: dict[str, frozenset[str]] = {
-    "trade_barter": frozenset(_COMMON | {"combinations", "discard", "stand_after_trade", "dealer_pays"}),
-    "widow": frozenset(_COMMON | {"combinations", "allow_pass", "match_end"}),
-    "my_ship_sails": frozenset(_COMMON | {"match_end"}),
-    "old_game": frozenset(_COMMON | {"combinations"}),
-    "pool": frozenset(_COMMON | {"combinations", "entry", "payout", "horse_price"}),
-}
-# R12: the variants a preset applies to (not My Ship Sails).
-PRESET_VARIANTS = frozenset({"trade_barter", "widow", "old_game", "pool"})
+# Views of the registry (commerce_env.options), for readers that want a table.
+VARIANTS: tuple[str, ...] = tuple(registered())
+VARIANTS_WITH_LIVES = frozenset(name for name, v in registered().items() if v.has_lives)
+OPTIONS: dict[str, frozenset[str]] = {name: v.all_options for name, v in registered().items()}
+PRESET_VARIANTS = frozenset(name for name, v in registered().items() if v.presets)  # R12: not My Ship Sails
 ALL_OPTIONS = frozenset().union(*OPTIONS.values()) | {"preset"}
-# R12: the lowest and highest value of each numeric option.  At the highest, with 12 players, no amount
-# of a whole match overflows the batched engine's int64 kernels, which keep rewards in 1/27720ths: money
-# moves at most deals * (1 + 12 * (max_rounds + 2)) * 12 ~ 1.4e9 counters (R5.3, R5.8) and pool commerce
-# holds at most 12 * entry + horse_price ~ 1.3e10 (R9.2, R9.4); times 27720 both stay below 2**53, so
-# rewards are exact floats too.  Every bound fits OpenSpiel's int parameters, and so does its bound on a
-# match's length, deals * (36 * max_rounds + 14) ~ 3.6e8 < 2**31.
-OPTION_BOUNDS: dict[str, tuple[int, int]] = {
-    "deals": (1, 10_000),
-    "max_rounds": (1, 1_000),
-    "entry": (0, 10**9),
-    "payout": (0, 10**9),
-    "horse_price": (0, 10**9),
-}
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "trade_barter": dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", discard="table",
-                         stand_after_trade=False, dealer_pays="foster", deals=1, max_rounds=10),
-    "widow": dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", allow_pass=True,
-                  match_end="whiskey", deals=UNTIL_OUT, max_rounds=10),
-    "my_ship_sails": dict(tie_break="eldest", match_end="freeze_out", deals=UNTIL_OUT, max_rounds=2),
-    "old_game": dict(combinations=ALL_COMBINATIONS, tie_break="split", deals=1, max_rounds=10),
-    "pool": dict(combinations=ALL_COMBINATIONS, tie_break="split", deals=UNTIL_OUT, max_rounds=10,
-                 entry=12, payout=1, horse_price=None),
-}
-# R5.9 / R12: what a preset sets; for the other variants only the combinations.
-PRESET_OPTIONS: dict[str, dict[str, Any]] = {
-    "foster": dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", discard="table",
-                   stand_after_trade=False, dealer_pays="foster"),
-    "peel": dict(combinations=ALL_COMBINATIONS, discard="bottom", stand_after_trade=True, dealer_pays="none"),
-}
-
-
-@dataclass(frozen=True)
-class Rules:
-    """Every option of one variant, with R12 defaults filled in."""
-
-    variant: str = "trade_barter"
-    combinations: frozenset[str] = FOSTER_COMBINATIONS
-    tie_break: str = "dealer"
-    discard: str = "table"
-    stand_after_trade: bool = False
-    dealer_pays: str = "foster"
-    allow_pass: bool = True
-    match_end: str = "whiskey"
-    deals: int | str = 1
-    max_rounds: int = 10
-    entry: int = 12
-    payout: int = 1
-    horse_price: int = 4
-    deck_size: int = 52
-    reward: str = "counters"
-
-    def __post_init__(self) -> None:
-        for name in OPTION_BOUNDS:  # R12: rules built directly are bounded as make_rules bounds them
-            value = getattr(self, name)
-            if not (name == "deals" and value == UNTIL_OUT):
-                _count(name, value)
-
-    @property
-    def has_lives(self) -> bool:
-        return self.variant in VARIANTS_WITH_LIVES
-
-    def options(self) -> dict[str, Any]:
-        """The options that apply to this variant, as plain values (for YAML/JSON)."""
-        values = asdict(self)
-        out: dict[str, Any] = {"variant": self.variant}
-        for name in sorted(OPTIONS[self.variant]):
-            value = values[name]
-            if name == "combinations":
-                value = [c for c in COMBINATIONS if c in value]
-            out[name] = value
-        return out
-
-    def check_players(self, num_players: int) -> None:
-        """R1.4: 2 to 12 players with 52 cards, 2 to 7 with 32."""
-        limit = 12 if self.deck_size == 52 else 7
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise TypeError(f"num_players must be an int, got {num_players!r}")
-        if not 2 <= num_players <= limit:
-            raise ValueError(
-                f"num_players={num_players} is out of range: 2 to {limit} players with a {self.deck_size}-card pack"
-            )
+DEFAULTS: dict[str, dict[str, Any]] = {name: dict(v.defaults) for name, v in registered().items()}
+_count = check_bounds
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -135,26 +56,17 @@ def _flag(name: str, value: Any) -> bool:
     raise ValueError(f"bad value {value!r} for option {name!r}; expected true/false (or 'on'/'off')")
 
 
-def _count(name: str, value: Any) -> int:
-    """``value`` if it is a whole number within the bounds of option ``name`` (R12)."""
-    low, high = OPTION_BOUNDS[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"bad value {value!r} for option {name!r}; expected a whole number from {low} to {high}")
-    return value
-
-
 def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
     """Validated rules of ``variant`` with ``options`` over R12's defaults."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-    allowed = OPTIONS[variant]
+    info = variant_info(variant)  # a ValueError naming an unknown variant
+    allowed = info.all_options
     for name in options:
         if name not in ALL_OPTIONS:
             raise ValueError(f"unknown option {name!r}; options are {', '.join(sorted(ALL_OPTIONS))}")
-        if name not in allowed and not (name == "preset" and variant in PRESET_VARIANTS):
+        if name not in allowed and not (name == "preset" and info.presets):
             raise ValueError(f"option {name!r} does not apply to variant {variant!r}")
 
-    values: dict[str, Any] = dict(DEFAULTS[variant])
+    values: dict[str, Any] = dict(info.defaults)
     preset = options.pop("preset", None)
     if preset is not None:
         _choice("preset", preset, PRESETS)
@@ -180,7 +92,7 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
         rules["match_end"] = _choice("match_end", values["match_end"], MATCH_ENDS)
     deals = values["deals"]
     if deals == UNTIL_OUT:
-        if variant not in VARIANTS_WITH_LIVES:
+        if not info.has_lives:
             raise ValueError(f"bad value 'until_out' for option 'deals': variant {variant!r} has no lives")
     else:
         _count("deals", deals)
@@ -253,4 +165,4 @@ def resolve_rules(variant: str | None, config: Any, options: dict[str, Any]) -> 
     return rules, extra
 
 
-__all__ = ["Rules", "make_rules", "load_rules", "resolve_rules", "with_options", "VARIANTS"]
+__all__ = ["Rules", "Variant", "make_rules", "load_rules", "resolve_rules", "with_options", "variant_info", "VARIANTS"]

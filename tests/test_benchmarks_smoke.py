@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from commerce_env.rules import VARIANTS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -33,7 +35,7 @@ def test_speed_sections_report_every_variant_beside_peers(bench, tmp_path):
                        "--only", "env", "--json", str(out)]) == 0
     rows = _rows(out)
     names = [r["name"] for r in rows]
-    for variant in ("trade_barter", "widow", "my_ship_sails", "old_game", "pool"):
+    for variant in VARIANTS:
         assert any(variant in n and r["section"] == "engine" for n, r in zip(names, rows, strict=True))
         assert any(variant in n and r["section"] == "env" for n, r in zip(names, rows, strict=True))
     assert any("texas_holdem_v4" in n for n in names)

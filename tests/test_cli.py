@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from commerce_env.rules import VARIANTS
 from training.cli import COMMAND_MODULES, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def test_random_deal_bad_input_is_one_line_and_exit_2(argv, word):
     assert result.returncode == 2 and word in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("variant", ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_random_deal_plays_one_deal_as_its_help_says(variant, monkeypatch, capsys):
     import commerce_env
 

@@ -16,9 +16,7 @@ from commerce_env.engine.base import HORSE, REPLY
 from commerce_env.engine.shuffle import FAST, shuffled
 from commerce_env.hands import COMBINATIONS, evaluate_batch, hand_key, hand_keys
 from commerce_env.knowledge import deal_memory
-from commerce_env.rules import make_rules
-
-VARIANTS = ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"]
+from commerce_env.rules import VARIANTS, make_rules
 
 
 def plain_encode(game, seat):

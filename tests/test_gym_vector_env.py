@@ -150,7 +150,7 @@ def test_a_cleanrl_style_ppo_loop_trains_on_it():
         with torch.no_grad():
             next_value = critic(torch.as_tensor(next_obs["observation"])).squeeze(-1)
         advantages, last = [], torch.zeros(num_envs)
-        for obs, mask, action, logp, value, reward, done in reversed(buffer):  # GAE, gamma 0.99, lambda 0.95
+        for _, _, _, _, value, reward, done in reversed(buffer):  # GAE, gamma 0.99, lambda 0.95
             delta = reward + 0.99 * next_value * (1 - done) - value
             last = delta + 0.99 * 0.95 * (1 - done) * last
             advantages.insert(0, last)

@@ -15,6 +15,7 @@ import commerce_env
 from agents.learned import LearnedAgent, load_agent
 from commerce_env import observation as obs
 from commerce_env.observation import PLAYER_FEATURES, PLAYER_FIELDS
+from commerce_env.rules import VARIANTS
 
 PASSED, LAST_NONE = PLAYER_FIELDS.index("passed"), PLAYER_FIELDS.index("last_none")
 
@@ -71,7 +72,7 @@ def test_a_layout_1_model_sees_passed_for_a_player_who_has_not_acted(tiny_model,
     assert np.array_equal(new_inputs[0], view["observation"])  # layout 2: the observation as it is
 
 
-@pytest.mark.parametrize("variant", ["trade_barter", "old_game", "widow", "my_ship_sails", "pool"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_a_layout_1_model_gets_layout_1_at_every_decision(tiny_model, variant):
     # Played out with the model at every seat: its input is layout 1 exactly, and layout 2's
     # passed/last_none differ from it wherever someone has not acted yet (R6.3, R8.2).

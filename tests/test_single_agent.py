@@ -15,9 +15,8 @@ from agents.base import Agent, RandomAgent
 from commerce_env import observation as obs
 from commerce_env.cards import format_cards, make_pack, parse_cards
 from commerce_env.engine.actions import KNOCK, NUM_ACTIONS, OFFER, READY_MONEY
+from commerce_env.rules import VARIANTS
 from commerce_env.single_agent import ENV_ID, CommerceEnv
-
-VARIANTS = ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"]
 
 
 class Scripted(Agent):

@@ -4,8 +4,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import commerce_env
-
-VARIANTS = ["trade_barter", "widow", "my_ship_sails", "old_game", "pool"]
+from commerce_env.rules import VARIANTS
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -1,25 +1,16 @@
-"""One engine per variant over shared pieces; see :mod:`.base`."""
+"""One engine per variant over shared pieces; see :mod:`.base`.  Each variant's module declares
+the variant (:func:`commerce_env.options.register`) when it is imported here."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 
-from ..rules import Rules
+from ..options import Rules, registered
+from . import my_ship_sails, old_game, pool, trade_barter, widow  # noqa: F401 - each registers its variant
 from .base import Game, IllegalActionError
-from .my_ship_sails import MyShipSails
-from .old_game import OldGame
-from .pool import PoolCommerce
-from .trade_barter import TradeBarter
-from .widow import Widow
 
-ENGINES: dict[str, type[Game]] = {
-    "trade_barter": TradeBarter,
-    "widow": Widow,
-    "my_ship_sails": MyShipSails,
-    "old_game": OldGame,
-    "pool": PoolCommerce,
-}
+ENGINES: dict[str, type[Game]] = {name: variant.engine for name, variant in registered().items()}
 
 
 def new_game(rules: Rules, num_players: int, seed: int | None = None,

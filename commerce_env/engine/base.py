@@ -27,7 +27,7 @@ from typing import Any
 
 from ..cards import CARDS, format_cards, make_pack, parse_pack
 from ..hands import CATEGORIES, hand_key, key_array, key_list, keys_of
-from ..rules import UNTIL_OUT, Rules
+from ..options import UNTIL_OUT, Rules
 from .actions import (
     ACTION_KIND_INDEX,
     ACTION_KINDS,

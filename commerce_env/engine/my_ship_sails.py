@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..hands import is_ship, ship_key, ship_key_array, ship_key_list, ship_keys
+from ..options import UNTIL_OUT, Variant, register
 from .actions import DECLINE, GIVE, OFFER
 from .base import ACT, Game
 
@@ -58,3 +59,19 @@ class MyShipSails(Game):
 
     def _settle(self, values: list[int]) -> None:
         self._pay_pool(self.winners(values))  # R7.4
+
+
+VARIANT = register(Variant(
+    name="my_ship_sails",
+    title="My Ship Sails",
+    guide=(
+        "My Ship Sails (R7): three counters each, one ante per deal. In turn offer a card face down to your "
+        "left neighbour, who must give one of his in exchange, chosen unseen; or decline to offer. The moment "
+        "a hand is a flush (three of one suit) its ship sails and the hands are shown; after two rounds the "
+        "most pips in two cards of a suit wins. The winner takes the pool."),
+    options=frozenset({"match_end"}),
+    defaults=dict(tie_break="eldest", match_end="freeze_out", deals=UNTIL_OUT, max_rounds=2),
+    engine=MyShipSails,
+    kernel=2,
+    presets=False, has_lives=True,
+))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..options import ALL_COMBINATIONS, Variant, register
 from .actions import EXCHANGE, PASS, STAND
 from .base import LAST_EXCHANGE, Game
 from .widow import exchange_with_table
@@ -63,3 +64,17 @@ class OldGame(Game):
             for seat in self.order:
                 if seat not in winners:
                     self._transfer(seat, winner)
+
+
+VARIANT = register(Variant(
+    name="old_game",
+    title="Commerce: the old game",
+    guide=(
+        "The old game (R8): three cards face up on the table, no ante. In turn exchange one card with the "
+        "table, stand, or pass (no more exchanges for you). When a second player stands, everyone still in "
+        "gets one last turn. The best hand receives one stake from each other player."),
+    options=frozenset({"combinations"}),
+    defaults=dict(combinations=ALL_COMBINATIONS, tie_break="split", deals=1, max_rounds=10),
+    engine=OldGame,
+    kernel=3,
+))

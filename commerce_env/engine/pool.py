@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..options import ALL_COMBINATIONS, UNTIL_OUT, Variant, register
 from .actions import BUY_HORSE, NO_HORSE
 from .base import HORSE
 from .old_game import OldGame
@@ -76,3 +77,17 @@ class PoolCommerce(OldGame):
             self._deal_next()
 
 
+VARIANT = register(Variant(
+    name="pool",
+    title="Pool commerce",
+    guide=(
+        "Pool commerce (R9): the old game played for a pool: everyone pays the entry once and has three "
+        "lives. After each deal the winner takes the payout from the pool and the worst hand loses a life. "
+        "The first player out may buy a horse (one more life). The last player with lives takes the pool."),
+    options=frozenset({"combinations", "entry", "payout", "horse_price"}),
+    defaults=dict(combinations=ALL_COMBINATIONS, tie_break="split", deals=UNTIL_OUT, max_rounds=10, entry=12,
+                  payout=1, horse_price=None),
+    engine=PoolCommerce,
+    kernel=4,
+    has_lives=True,
+))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..options import FOSTER_COMBINATIONS, Variant, register
 from .actions import CONTINUE, EXCHANGE, GIVE, KNOCK, OFFER, READY_MONEY, STAND
 from .base import ACT, REPLY, STAND_CHOICE, Game
 
@@ -85,3 +86,19 @@ class TradeBarter(Game):
             if better:
                 for seat in others if mode == "peel_each" else better:
                     self._transfer(dealer, seat)
+
+
+VARIANT = register(Variant(
+    name="trade_barter",
+    title="Commerce: trade and barter",
+    guide=(
+        "Trade and barter (R5): everyone antes one to the pool. In turn, trade a card for ready money "
+        "(discard it face down, pay the dealer one, draw from the stock), barter (offer a card face down to "
+        "your left neighbour, who gives you one of his, unseen, or knocks), or knock. A knock shows the "
+        "hands: the best takes the pool, and a dealer who did not win may pay the winners (R5.8)."),
+    options=frozenset({"combinations", "discard", "stand_after_trade", "dealer_pays"}),
+    defaults=dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", discard="table", stand_after_trade=False,
+                  dealer_pays="foster", deals=1, max_rounds=10),
+    engine=TradeBarter,
+    kernel=0,
+))

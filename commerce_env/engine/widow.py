@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..options import FOSTER_COMBINATIONS, UNTIL_OUT, Variant, register
 from .actions import EXCHANGE, KEEP_HAND, KNOCK, PASS, TAKE_WIDOW
 from .base import ACT, WIDOW_CHOICE, Game
 
@@ -60,3 +61,20 @@ class Widow(Game):
 
     def _settle(self, values: list[int]) -> None:
         self._pay_pool(self.winners(values))  # R6.4: no dealer payments
+
+
+VARIANT = register(Variant(
+    name="widow",
+    title="Commerce with a widow",
+    guide=(
+        "Commerce with a widow (R6): three lives each, one ante per deal. Three cards lie face up (the "
+        "widow). The dealer may first take the widow instead of his unseen hand. Then in turn exchange one "
+        "card with the widow, pass, or knock: the best hand takes the pool. With no lives left you are out; "
+        "the first out pays for the whiskey (the match ends)."),
+    options=frozenset({"combinations", "allow_pass", "match_end"}),
+    defaults=dict(combinations=FOSTER_COMBINATIONS, tie_break="dealer", allow_pass=True, match_end="whiskey",
+                  deals=UNTIL_OUT, max_rounds=10),
+    engine=Widow,
+    kernel=1,
+    has_lives=True,
+))

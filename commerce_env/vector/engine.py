@@ -23,11 +23,9 @@ from ..cards import make_pack, parse_pack
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..observation import observation_size
-from ..rules import UNTIL_OUT, Rules, make_rules
+from ..rules import UNTIL_OUT, Rules, make_rules, variant_info
 from . import kernels as K
 
-_VARIANT_CODES = {"trade_barter": K.V_TRADE_BARTER, "widow": K.V_WIDOW, "my_ship_sails": K.V_SHIP,
-                  "old_game": K.V_OLD, "pool": K.V_POOL}
 _TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
 _PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
                "none": K.PAYS_NONE}
@@ -47,7 +45,7 @@ def rule_params(rules: Rules, num_players: int) -> np.ndarray:
     """The rules as the kernels' parameter vector (see :mod:`.kernels`)."""
     p = np.zeros(K.NUM_PARAMS, dtype=np.int64)
     engine = ENGINES[rules.variant]  # the variant's flags
-    p[K.P_VARIANT] = _VARIANT_CODES[rules.variant]
+    p[K.P_VARIANT] = variant_info(rules.variant).kernel  # the code its engine module declares
     p[K.P_N] = num_players
     p[K.P_TIE] = _TIE_CODES[rules.tie_break]
     p[K.P_DISCARD_BOTTOM] = rules.discard == "bottom"

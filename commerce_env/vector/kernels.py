@@ -25,9 +25,12 @@ import numpy as np
 from numba import njit
 
 from ..hands import table_index as _table_index
+from ..rules import variant_info
 
 # --------------------------------------------------------------- parameters
-V_TRADE_BARTER, V_WIDOW, V_SHIP, V_OLD, V_POOL = 0, 1, 2, 3, 4
+# Each variant's kernel code, as its engine module declares it (commerce_env.options.Variant.kernel).
+V_TRADE_BARTER, V_WIDOW, V_SHIP, V_OLD, V_POOL = (
+    variant_info(name).kernel for name in ("trade_barter", "widow", "my_ship_sails", "old_game", "pool"))
 (P_VARIANT, P_N, P_TIE, P_DISCARD_BOTTOM, P_STAND_AFTER, P_DEALER_PAYS, P_ALLOW_PASS, P_WHISKEY, P_DEALS,
  P_MAX_ROUNDS, P_ENTRY, P_PAYOUT, P_HORSE_PRICE, P_DECK, P_OUTCOME, P_LIVES, P_ANTES, P_TABLE,
  # offsets of the sections of a game's row
