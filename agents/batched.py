@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from commerce_env.cards import RANK_PIPS
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
 from commerce_env.vector import kernels as K
 
 from .base import Agent
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_choice
 
 
 class BatchedAgent:
@@ -50,83 +50,7 @@ class BatchedAgent:
         raise NotImplementedError
 
 
-# ----------------------------------------------------------------- greedy
-@njit(cache=True, error_model="numpy")
-def _keep_score(a, b, ship, pips):
-    pa, pb = pips[a >> 2], pips[b >> 2]
-    if not ship and a >> 2 == b >> 2:
-        return 60 + (a >> 2)
-    if (a & 3) == (b & 3):
-        near = not ship and abs((a >> 2) - (b >> 2)) <= 2
-        return 30 + pa + pb + (4 if near else 0)
-    return max(pa, pb)
-
-
-@njit(cache=True, error_model="numpy")
-def _worst_slot(a, b, c, ship, pips):
-    """The slot of the card whose loss leaves the most promising two cards (first of equals)."""
-    s0, s1, s2 = _keep_score(b, c, ship, pips), _keep_score(a, c, ship, pips), _keep_score(a, b, ship, pips)
-    if s0 >= s1 and s0 >= s2:
-        return 0
-    return 1 if s1 >= s2 else 2
-
-
-@njit(cache=True, error_model="numpy")
-def _greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, ship, barter):
-    """``agents.heuristics.greedy_choice`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``;
-    ``ship``: the variant's ``flush_ends_deal`` (R7.4's values)."""
-    if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
-        return K.TAKE_WIDOW if keys[K.triple_index(t0, t1, t2)] >= threshold else K.KEEP_HAND
-    if phase == K.HORSE:
-        return K.BUY_HORSE
-    value = keys[K.triple_index(a, b, c)]
-    strong = value >= threshold
-    if phase == K.STAND_CHOICE:
-        return K.STAND if strong else K.CONTINUE
-    if phase == K.REPLY:
-        if masks[r, K.KNOCK] and strong:
-            return K.KNOCK
-        return K.GIVE + _worst_slot(a, b, c, ship, pips)
-    if masks[r, K.DECLINE]:  # R7.2
-        return K.DECLINE if strong else K.OFFER + _worst_slot(a, b, c, True, pips)
-    if masks[r, K.OFFER]:  # R5.3-R5.4
-        if strong:
-            return K.KNOCK
-        slot = _worst_slot(a, b, c, False, pips)
-        return K.READY_MONEY + slot if masks[r, K.READY_MONEY] and not barter else K.OFFER + slot
-    # exchanges with a face-up table (R6.3, R8.2, R8.3)
-    stop = K.KNOCK if masks[r, K.KNOCK] else K.STAND
-    if strong and phase != K.LAST_EXCHANGE:
-        return stop
-    best, best_value = -1, -1
-    for action in range(K.EXCHANGE, K.NUM_ACTIONS):
-        if not masks[r, action]:
-            continue
-        own, slot = (action - K.EXCHANGE) // 3, (action - K.EXCHANGE) % 3
-        t = t0 if slot == 0 else (t1 if slot == 1 else t2)
-        x = t if own == 0 else a
-        y = t if own == 1 else b
-        z = t if own == 2 else c
-        v = keys[K.triple_index(x, y, z)]
-        if v > best_value:
-            best, best_value = action, v
-    if best_value > value:
-        return best
-    if masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or masks[r, K.KNOCK]):  # R6.3's pass lets a turn go
-        return K.PASS
-    return stop
-
-
-@njit(cache=True, error_model="numpy")
-def _greedy_actions(hands, tables, phases, masks, keys, pips, threshold, ship, barter):
-    """:func:`_greedy_choice` for each row."""
-    out = np.empty(len(phases), np.int64)
-    for r in range(len(phases)):
-        out[r] = _greedy_choice(hands[r, 0], hands[r, 1], hands[r, 2], tables[r, 0], tables[r, 1], tables[r, 2],
-                                phases[r], masks, r, keys, pips, threshold, ship, barter)
-    return out
-
-
+# ------------------------------------------------------ compiled opponents
 KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
@@ -177,7 +101,7 @@ def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, 
                         pick -= 1
             else:
                 at = hands + 3 * seat
-                action = _greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
+                action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
                                         st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
                                         ship, barters[k])
             K.apply_action(st, g, p, keys, pack, action)
@@ -187,21 +111,11 @@ def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, 
                 st[g, rewards + s] = 0
 
 
-_PIPS = np.asarray(RANK_PIPS, dtype=np.int64)
-
-
-def _ship(engine) -> bool:
-    """The variant's R7.4 values and offers (``Game.flush_ends_deal``), for the kernels."""
-    from commerce_env.engine import ENGINES
-
-    return ENGINES[engine.rules.variant].flush_ends_deal
-
-
 def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.ndarray, earned: np.ndarray,
                   fresh: np.ndarray, redealt: np.ndarray, end_when_out: bool = False) -> None:
     """Run :func:`_play_compiled` on ``engine``: ``specs[k]`` is ``(kind, threshold, barter)`` of
     opponent ``k`` (kind -1: not compiled).  Consumes the engine's pending rewards."""
-    _play_compiled(engine._st, engine.params, engine.keys, _PIPS, _ship(engine), seats, assigned, specs[:, 0],
+    _play_compiled(engine._st, engine.params, engine.keys, PIPS, flush_ends_deal(engine), seats, assigned, specs[:, 0],
                    specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt,
                    bool(end_when_out))
 
@@ -251,10 +165,10 @@ class BatchedGreedy(BatchedAgent):
 
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         hands = engine.hands[games, seats]
-        return _greedy_actions(np.ascontiguousarray(hands), np.ascontiguousarray(engine.table[games]),
+        return greedy_actions(np.ascontiguousarray(hands), np.ascontiguousarray(engine.table[games]),
                                np.ascontiguousarray(engine.phase[games]), engine.action_mask[games], engine.keys,
-                               _PIPS, self.threshold(engine.rules),
-                               _ship(engine), self.barter)
+                               PIPS, self.threshold(engine.rules),
+                               flush_ends_deal(engine), self.barter)
 
 
 # ---------------------------------------------------------------- learned
@@ -276,8 +190,7 @@ class BatchedPolicy(BatchedAgent):
                              f"players, not {engine.variant} with {engine.num_players}")
         if self._builders is None:
             self._builders = batch_feature_builders(self.agent.features, engine.rules, engine.num_players)
-        vectors = with_features(self.agent.model_input(engine.observe(seats, games)), self._builders,
-                                engine, games, seats)
+        vectors = with_features(self.agent.model_input(engine.observe(seats, games)), self._builders)
         scores = self.agent.logits(vectors).astype(np.float64)
         mask = engine.action_mask[games].astype(bool)
         scores[~mask] = -np.inf

@@ -6,7 +6,7 @@ is one game of a :class:`commerce_env.vector.BatchEngine`: the worlds (readable
 games from ``view.sample_world``, as :mod:`agents.search` samples them) are
 loaded into its rows (``load_games``), each row takes its candidate action,
 and a compiled loop plays every row to the end of its deal with the greedy
-policy for everyone (:func:`agents.batched._greedy_choice`, the numba twin of
+policy for everyone (:func:`agents.greedy_kernels.greedy_choice`, the numba twin of
 :func:`agents.heuristics.greedy_action`).  A row's result is
 :func:`agents.search.deal_value`'s change, as the readable rollout's; the
 batched engine plays exactly as the readable one and the greedy twins choose
@@ -35,7 +35,7 @@ from commerce_env.vector import BatchEngine
 from commerce_env.vector import kernels as K  # noqa: N812 - the kernels' names read as K.G_PHASE
 from commerce_env.view import SeatView
 
-from .batched import _PIPS, _greedy_choice, _ship
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
 from .heuristics import life_shares
 
 MAX_ACTIONS = 2000  # per rollout, as the readable rollout's cap (a deal ends long before, R4.4)
@@ -55,7 +55,7 @@ def _greedy_to_deal_end(st, p, keys, pips, ship, thresholds, barters, masks, gam
             if st[g, K.G_OVER] or st[g, K.G_AWAITING] or st[g, K.G_PHASE] == K.HORSE:
                 break
             at = hands + 3 * st[g, K.G_TO_ACT]
-            action = _greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
+            action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
                                     st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
                                     ship, barters[k])
             K.apply_action(st, g, p, keys, pack, action)
@@ -154,7 +154,7 @@ class BatchedRollouts:
         actions = np.zeros(engine.num_games, np.int64)
         actions[:total] = first
         engine.step(actions, where=np.arange(engine.num_games) < total)
-        _greedy_to_deal_end(engine._st, engine.params, engine.keys, _PIPS, _ship(engine), thresholds, barters,
+        _greedy_to_deal_end(engine._st, engine.params, engine.keys, PIPS, flush_ends_deal(engine), thresholds, barters,
                             engine._masks, rows, MAX_ACTIONS)
         counters, money, pool = engine.counters(), engine._field(K.S_MONEY), engine.pool
         out, at = [], 0
