@@ -164,7 +164,7 @@ class LearnedAgent(Agent):
             raise ValueError("no legal action in the mask")
         from commerce_env.features import append_features
 
-        vector = append_features(self.model_input(view["observation"]), self.feature_builders, view)
+        vector = append_features(self.model_input(view["observation"]), self.feature_builders)
         scores = self.logits(vector).astype(np.float64)
         scores[~mask] = -np.inf
         if self.deterministic:

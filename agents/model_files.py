@@ -25,16 +25,8 @@ FORMAT_VERSION = 1
 MODEL_JSON = "model.json"
 ACTIVATIONS = ("tanh", "relu")
 WEIGHT_FILES = ("weights.safetensors", "weights.pt")
-# commerce_env.features.FEATURES of a fixed size, known without building them
-FEATURE_SIZES = {"hand_strength": 20, "exchange_odds": 20, "exchange_choice": 9}
-PER_PLAYER_FEATURE_SIZES = {"known_hands": 52}  # ... and those of this size per other player
-
-
-def feature_size(name: str, num_players: int) -> int:
-    """The columns the feature ``name`` adds for ``num_players`` players."""
-    if name in PER_PLAYER_FEATURE_SIZES:
-        return PER_PLAYER_FEATURE_SIZES[name] * (num_players - 1)
-    return FEATURE_SIZES[name]
+# The columns each of commerce_env.features.FEATURES adds, known without building it
+FEATURE_SIZES = {"hand_strength": 20}
 # The largest network a model file may describe; training configs are held to the same limits
 # (training.config), so that a run never trains what it could not save and load back.
 MAX_HIDDEN_LAYERS = 16
@@ -198,9 +190,8 @@ def _check_meta(meta: Any, path: Path) -> dict:
     if network.get("activation") not in ACTIVATIONS:
         raise _fail(path, f"network.activation {network.get('activation')!r}; choose from {', '.join(ACTIVATIONS)}")
     features = meta.get("features", [])
-    known = {**FEATURE_SIZES, **PER_PLAYER_FEATURE_SIZES}
-    if not isinstance(features, list) or any(not isinstance(f, str) or f not in known for f in features):
-        raise _fail(path, f"features {features!r}; known: {', '.join(known)}")
+    if not isinstance(features, list) or any(not isinstance(f, str) or f not in FEATURE_SIZES for f in features):
+        raise _fail(path, f"features {features!r}; known: {', '.join(FEATURE_SIZES)}")
     problem = retired_field(meta)
     if problem:
         raise _fail(path, problem)
@@ -254,7 +245,7 @@ def _first_line(error: BaseException) -> str:
 
 def input_size(meta: Mapping[str, Any]) -> int:
     """The network's input: the AEC observation plus the extra features it names."""
-    return meta["observation_size"] + sum(feature_size(f, meta["num_players"]) for f in meta.get("features", []))
+    return meta["observation_size"] + sum(FEATURE_SIZES[f] for f in meta.get("features", []))
 
 
 def _check_weights(weights: dict[str, np.ndarray], meta: dict, path: Path) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from commerce_env import observation as obs
 from commerce_env.rules import make_rules
 
-from .model_files import _check_expected, _fail, _first_line, _layer_names, feature_size, make_meta, retired_field
+from .model_files import FEATURE_SIZES, _check_expected, _fail, _first_line, _layer_names, make_meta, retired_field
 
 
 def weights_from_policy(policy: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -72,8 +72,8 @@ def read_sb3_zip(path: Path, variant: str | None = None,
     model = MaskablePPO.load(str(path), device="cpu")
     weights, network = weights_from_policy(model.policy)
     size = int(weights[f"{_layer_names(network['hidden'])[0]}.weight"].shape[1])
-    fits = [(n, features) for features in ([], ["hand_strength"], ["hand_strength", "known_hands"], ["known_hands"])
-            for n in range(2, 13) if obs.observation_size(n) + sum(feature_size(f, n) for f in features) == size]
+    fits = [(n, features) for features in ([], ["hand_strength"])
+            for n in range(2, 13) if obs.observation_size(n) + sum(FEATURE_SIZES[f] for f in features) == size]
     if not fits:
         raise _fail(path, f"its observation size {size} fits no player count of this commerce_env")
     try:

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from . import observation as obs
-from .engine.actions import EXCHANGE
 from .rules import Rules
 
 
@@ -82,109 +81,14 @@ class HandStrength:
         return out
 
 
-class KnownHands:
-    """The cards the seat knows to be in each other player's hand now (``view.public_hands``, R11).
-
-    ``known_hands`` appends 52 indicators per other player, from the seat's left
-    (the order of the observation's player blocks): table cards he took (R6.3,
-    R8.2), the widow he took (R6.2), a card this seat bartered to him until he
-    makes a face-down move (R5.4, R7.2), his shown hand after a showdown.  The
-    observation vector holds only the table as it is now, so this is what a
-    learned model cannot rebuild from it: the feature reads the seat's view.
-    It is a *view feature* (``needs_view``): called with the vector and the
-    :class:`commerce_env.view.SeatView`; the batched engine gives the same
-    columns (``BatchEngine.known_cards``).
-    """
-
-    name = "known_hands"
-    needs_view = True
-
-    def __init__(self, rules: Rules, num_players: int):
-        self.num_players = num_players
-        self.size = 52 * (num_players - 1)
-
-    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
-        hands = getattr(view, "public_hands", None)
-        if hands is None:
-            raise ValueError(f"the feature {self.name!r} reads the seat's view (its public_hands, R11); "
-                             f"give a commerce_env.view.SeatView, not {type(view).__name__}")
-        out = np.zeros(self.size, dtype=np.float32)
-        n, seat = self.num_players, view.seat
-        for j in range(1, n):
-            for card in hands[(seat + j) % n]:
-                out[(j - 1) * 52 + card] = 1.0
-        return out
+FEATURES = {HandStrength.name: HandStrength}
 
 
-class ExchangeOdds:
-    """What ``expected_value`` weighs at the face-up table (R6.3-R6.4, R8.2-R8.3, R9.3).
-
-    ``exchange_odds`` appends 20 numbers, from the seat's view
-    (:func:`commerce_env.odds.exchange_outlook`): the showdown score of each of
-    the nine exchanges (own card ``i`` for table card ``j`` at ``3i + j``, as
-    the actions), that of keeping the hand, the chance that the hand as it is
-    wins, and a one-hot of the exchange with the best score (the first of
-    equals), the one ``expected_value`` makes when it exchanges.  The score is
-    the chance to win against what the others will hold at the showdown; in
-    pool commerce it also weighs the life the worst hand loses (R9.3).  All
-    zero when the seat has no exchange to make.  Only for the variants with a
-    face-up table; a *view feature*, like :class:`KnownHands`.
-    """
-
-    name = "exchange_odds"
-    needs_view = True
-    size = 20
-
-    def __init__(self, rules: Rules, num_players: int):
-        from .engine import ENGINES
-
-        if not ENGINES[rules.variant].has_table:
-            raise ValueError(f"the feature {self.name!r} reads the face-up table (the widow game, the old game, "
-                             f"pool commerce); the variant {rules.variant!r} has none")
-
-    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
-        from .odds import exchange_outlook
-
-        if not hasattr(view, "legal_actions"):
-            raise ValueError(f"the feature {self.name!r} reads the seat's view; give a commerce_env.view.SeatView, "
-                             f"not {type(view).__name__}")
-        out = np.zeros(ExchangeOdds.size, dtype=np.float32)
-        if not any(a >= EXCHANGE for a in view.legal_actions):
-            return out
-        outlook = exchange_outlook(view)
-        slots = np.array(outlook.exchanges) - EXCHANGE
-        out[slots] = outlook.scores
-        out[9], out[10] = outlook.keep, outlook.win_now
-        out[11 + slots[int(np.argmax(outlook.scores))]] = 1.0
-        return out
-
-
-class ExchangeChoice(ExchangeOdds):
-    """Only the last nine of :class:`ExchangeOdds`: a one-hot of the exchange ``expected_value``
-    makes when it exchanges (R6.3, R8.2), without the scores that its decision to stop reads."""
-
-    name = "exchange_choice"
-    size = 9
-
-    def __call__(self, vector: np.ndarray, view: object = None) -> np.ndarray:
-        return super().__call__(vector, view)[11:]
-
-
-FEATURES = {HandStrength.name: HandStrength, KnownHands.name: KnownHands, ExchangeOdds.name: ExchangeOdds,
-            ExchangeChoice.name: ExchangeChoice}
-
-
-def needs_view(builders: Sequence) -> bool:
-    """Whether any of ``builders`` reads the seat's view, not the vector alone."""
-    return any(getattr(f, "needs_view", False) for f in builders)
-
-
-def append_features(vector: np.ndarray, builders: Sequence, view: object = None) -> np.ndarray:
-    """``vector`` with every feature's columns appended; a view feature reads ``view``."""
+def append_features(vector: np.ndarray, builders: Sequence) -> np.ndarray:
+    """``vector`` with every feature's columns appended."""
     if not builders:
         return vector
-    return np.concatenate([vector, *(f(vector, view) if getattr(f, "needs_view", False) else f(vector)
-                                     for f in builders)])
+    return np.concatenate([vector, *(f(vector) for f in builders)])
 
 
 def feature_names(features: str | Sequence[str]) -> list[str]:

@@ -3,9 +3,7 @@
 :class:`WinModel` is the chance that a hand is the best (or the worst) at the
 table given a seat's view; :func:`showdown_score` weighs it by what is at
 stake in pool commerce (R9.3, R9.5).  ``expected_value`` and ``search``
-(:mod:`agents.heuristics`) choose by them, and the ``exchange_odds``
-observation feature (:mod:`commerce_env.features`) gives a learned model the
-same figures, so they live here, below both.
+(:mod:`agents.heuristics`) choose by them.
 """
 
 from __future__ import annotations

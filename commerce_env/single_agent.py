@@ -67,7 +67,7 @@ from .engine import new_game
 from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
 from .env_arguments import check_config, checked_seed, reset_decks, reset_options
-from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names, needs_view  # noqa: F401
+from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
 from .rules import resolve_rules
@@ -261,10 +261,7 @@ class CommerceEnv(gymnasium.Env):
     def _observe(self) -> np.ndarray:
         game = self._require_game()
         vector = obs.encode(game, self.seat)
-        if not self.feature_builders:
-            return vector
-        view = seat_view(game, self.seat) if needs_view(self.feature_builders) else None
-        return append_features(vector, self.feature_builders, view)
+        return append_features(vector, self.feature_builders)
 
     def _seat_opponents(self) -> None:
         self.seat_agents = [None] * self.num_players

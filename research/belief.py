@@ -107,7 +107,7 @@ class NetworkBelief:
         model = self.model
         for index, world in enumerate(worlds):
             for other, action in deal_choices(world, view.seat):
-                inputs.append(append_features(model.model_input(other.observation), model.feature_builders, other))
+                inputs.append(append_features(model.model_input(other.observation), model.feature_builders))
                 masks.append(np.asarray(other.action_mask, dtype=bool))
                 actions.append(action)
                 owners.append(index)

@@ -23,7 +23,6 @@ pytest.importorskip("numba")
 
 from commerce_env.cards import format_cards, make_pack  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
-from commerce_env.features import KnownHands  # noqa: E402
 from commerce_env.observation import action_mask, encode  # noqa: E402
 from commerce_env.rules import OPTION_BOUNDS, OPTIONS, VARIANTS, VARIANTS_WITH_LIVES, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
@@ -46,7 +45,12 @@ def _setup(rules, n, games, rng, packs=PACKS):
 
 
 def known_hands(view):
-    return KnownHands(view.rules, view.num_players)(view.observation, view)
+    """52 indicators per other seat, from the seat's left: the cards ``view.public_hands`` holds (R11)."""
+    out = np.zeros(52 * (view.num_players - 1), dtype=np.float32)
+    for j in range(1, view.num_players):
+        for card in view.public_hands[(view.seat + j) % view.num_players]:
+            out[(j - 1) * 52 + card] = 1.0
+    return out
 
 
 def _check_same(engine, refs, n, where=""):

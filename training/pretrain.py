@@ -75,7 +75,7 @@ def collect(teacher: Any, variant: str, num_players: int, options: dict[str, Any
         while not game.over:
             seat = game.current_player
             view = seat_view(game, seat)
-            vector = append_features(obs.encode(game, seat), builders, view)
+            vector = append_features(obs.encode(game, seat), builders)
             mask = obs.action_mask(game, seat).astype(bool)
             action = int(agent.act(view))
             rows.append(vector.astype(np.float32))

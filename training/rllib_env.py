@@ -32,12 +32,12 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.base import Agent
-from agents.model_files import feature_size
+from agents.model_files import FEATURE_SIZES
 from agents.specs import make_agent
 from commerce_env import observation as obs
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import NUM_ACTIONS
-from commerce_env.features import append_features, feature_builders, needs_view
+from commerce_env.features import append_features, feature_builders
 from commerce_env.rules import make_rules
 from commerce_env.view import public_text, seat_view
 
@@ -78,7 +78,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
                           if type(agents[0]).observe is not Agent.observe]
         self.possible_agents = [agent_id(s) for s in range(self.num_players)]
         self.agents = list(self.possible_agents)
-        size = obs.observation_size(self.num_players) + sum(feature_size(f, self.num_players) for f in self.features)
+        size = obs.observation_size(self.num_players) + sum(FEATURE_SIZES[f] for f in self.features)
         parts = {"observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
                  "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)}
         if self.heuristics:
@@ -138,9 +138,7 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
         game = self.game
         vector = obs.encode(game, seat)
-        if self._feature_builders:
-            view = seat_view(game, seat) if needs_view(self._feature_builders) else None
-            vector = append_features(vector, self._feature_builders, view)
+        vector = append_features(vector, self._feature_builders)
         out = {"observations": vector, "action_mask": obs.action_mask(game, seat).astype(np.float32)}
         if self.heuristics:
             acting = game.current_player == seat and not game.over

@@ -248,7 +248,7 @@ class CommerceVectorEnv(VectorEnv):
         """The learner's observation vectors (features included) in ``games``."""
         games = self._all if games is None else games
         seats = self.seats[games]
-        return with_features(self.engine.observe(seats, games), self.feature_builders, self.engine, games, seats)
+        return with_features(self.engine.observe(seats, games), self.feature_builders)
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 27)`` bool: the learner's legal actions in each game."""

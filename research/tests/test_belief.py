@@ -71,7 +71,7 @@ def test_the_true_deals_weight_is_the_models_probability_of_what_the_others_did(
         if seat == 0 and view.phase == "act":
             expected = 0.0
             for other, action in [(v, a) for deal, v, a in seen if deal == game.deals_dealt]:
-                inputs = append_features(model.model_input(other.observation), model.feature_builders, other)
+                inputs = append_features(model.model_input(other.observation), model.feature_builders)
                 scores = model.logits(inputs).astype(float) / 2.0
                 scores[~np.asarray(other.action_mask, dtype=bool)] = -np.inf
                 p = np.exp(scores - scores.max())
