@@ -11,9 +11,10 @@ from helpers import Driver, make_deck
 from pettingzoo.test import api_test, render_test, seed_test
 
 import commerce_env
+from commerce_env.rules import PRESET_VARIANTS as _PRESET_VARIANTS
 from commerce_env.rules import VARIANTS
 
-PRESET_VARIANTS = [v for v in VARIANTS if v != "my_ship_sails"]  # R12: no preset for My Ship Sails
+PRESET_VARIANTS = [v for v in VARIANTS if v in _PRESET_VARIANTS]  # R12: no preset for My Ship Sails
 PLAYERS = (2, 3, 5, 12)  # R1.4: 12 is the most with 52 cards
 CONFIGS = (
     [(variant, n, {}) for variant in VARIANTS for n in PLAYERS]
