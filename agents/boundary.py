@@ -47,7 +47,8 @@ from .base import Agent
 __all__ = ["AgentError", "EngineChangedError", "EngineGuard", "Seat", "hears", "seat_agent"]
 
 # The modules whose globals the engine's methods read: the engine package and what it imports.
-ENGINE_MODULES = ("commerce_env.engine", "commerce_env.hands", "commerce_env.cards", "commerce_env.rules")
+ENGINE_MODULES = (
+    "commerce_env.engine", "commerce_env.hands", "commerce_env.cards", "commerce_env.rules", "commerce_env.options")
 
 
 class AgentError(RuntimeError):
