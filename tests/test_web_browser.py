@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
-import threading
 
 import pytest
 
 pytest.importorskip("flask")
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from web_browser import chromium, idle, needs_chromium, open_page, play_out, serve, start  # noqa: E402
 from web_helpers import cards_in, seen_by_action_count  # noqa: E402
 
 from commerce_env.engine import new_game  # noqa: E402
@@ -28,136 +25,54 @@ from commerce_env.replay import record_game, write_records  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_web.app import create_app  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
-    reason="no chromium/chromedriver: apt-get install -y chromium chromium-driver (Debian) to run the browser tests")
-CARD_VERBS = ("ready_money", "offer", "give", "exchange")
-
-
-def _serve(app):
-    from werkzeug.serving import make_server
-
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}", app
-    httpd.shutdown()
-    thread.join(timeout=10)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def server():
-    yield from _serve(create_app())
+    yield from serve(create_app())
 
 
 @pytest.fixture(scope="module")
 def thinking_server():
     """A server that never waits for its agents: every answer after the human's action says they
     are thinking, and the page must ask again until the human's turn."""
-    yield from _serve(create_app(turn_seconds=0.0))
+    yield from serve(create_app(turn_seconds=0.0))
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--no-first-run", "--disable-dev-shm-usage", "--window-size=1200,1300"):
-        options.add_argument(argument)
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
-def _wait(browser, condition, timeout=30):
-    return WebDriverWait(browser, timeout).until(lambda d: condition(d))
-
-
-def _idle(browser):
-    _wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-busy") != "yes")
-
-
-def _open(browser, url):
-    browser.get(url)
-    _wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
-
-
-def _start(browser, url, variant, players=3, seat=0, opponents="random", seed=1, options=None):
-    _open(browser, url)
-    Select(browser.find_element(By.ID, "variant")).select_by_value(variant)
-    for field, value in (("players", players), ("seat", seat), ("opponents", opponents), ("seed", seed)):
-        box = browser.find_element(By.ID, field)
-        box.clear()
-        box.send_keys(str(value))
-    if options:
-        browser.find_element(By.CSS_SELECTOR, "#options-box summary").click()
-        for name, value in options.items():
-            browser.find_element(By.ID, f"option-{name}").send_keys(value)
-    browser.find_element(By.ID, "start").click()
-    _idle(browser)
-    assert browser.find_element(By.ID, "setup-error").text == ""
-    _wait(browser, lambda d: d.find_element(By.ID, "game").is_displayed())
-
-
-def _visible(browser, selector):
-    return [e for e in browser.find_elements(By.CSS_SELECTOR, selector) if e.is_displayed()]
-
-
-def _play_out(browser, rng, limit=400):
-    """Click through the match: legal choices only (a card, a table card, then the action)."""
-    for _ in range(limit):
-        if _visible(browser, "#continue-deal"):
-            _visible(browser, "#continue-deal")[0].click()
-            continue
-        if _visible(browser, "#again"):
-            return
-        buttons = _visible(browser, "#actions button")
-        assert buttons, "no action to click and the match is not over"
-        button = rng.choice(buttons)
-        verb = button.get_attribute("data-verb")
-        if verb in CARD_VERBS:
-            rng.choice(browser.find_elements(By.CSS_SELECTOR, ".my-hand .card.clickable")).click()
-            if verb == "exchange":
-                rng.choice(browser.find_elements(By.CSS_SELECTOR, "#table-cards .card")).click()
-            button = browser.find_element(By.CSS_SELECTOR, f"#actions button[data-verb={verb}]")
-        button.click()
-        _idle(browser)
-        assert browser.find_element(By.ID, "error").text == ""
-    raise AssertionError("the match did not end")
+    yield from chromium(performance_log=True)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_full_match_of_every_variant_by_clicking(server, browser, variant):
     url, _ = server
-    _start(browser, url, variant, options={"deals": "1"}, seed=VARIANTS.index(variant))
-    _play_out(browser, random.Random(0))
+    start(browser, url, variant, options={"deals": "1"}, seed=VARIANTS.index(variant))
+    play_out(browser, random.Random(0))
     assert browser.find_element(By.ID, "result").text.startswith("Match over")
     assert browser.find_elements(By.CSS_SELECTOR, "#deals tbody tr")  # the result of each deal
-    assert "Match over" in browser.find_element(By.ID, "table").text
+    assert "Match over" in browser.find_element(By.ID, "table-status").text
 
 
 def test_the_page_waits_for_thinking_agents(thinking_server, browser):
     url, _ = thinking_server
-    _start(browser, url, "pool", players=6, opponents="random, search(worlds=4, margin=2)", options={"deals": "2"})
-    _play_out(browser, random.Random(2))
+    start(browser, url, "pool", players=6, opponents="random, search(worlds=4, margin=2)", options={"deals": "2"})
+    play_out(browser, random.Random(2))
     assert browser.find_element(By.ID, "result").text.startswith("Match over")
 
 
 def test_an_illegal_click_is_explained_and_changes_nothing(server, browser):
     url, _ = server
-    _start(browser, url, "old_game", seed=4)
+    start(browser, url, "old_game", seed=4)
     hand = [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, ".my-hand .card")]
     browser.find_elements(By.CSS_SELECTOR, ".my-hand .card.clickable")[0].click()
     browser.find_element(By.CSS_SELECTOR, "#actions button[data-verb=exchange]").click()  # no table card
-    _idle(browser)
-    assert "choose a card of the table too" in browser.find_element(By.ID, "error").text
+    idle(browser)
+    assert "choose one of your cards and a table card first" in browser.find_element(By.ID, "error").text
     assert [c.get_attribute("data-card") for c in browser.find_elements(By.CSS_SELECTOR, ".my-hand .card")] == hand
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-actions") == "0"
-    _play_out(browser, random.Random(1))  # the match goes on normally
+    play_out(browser, random.Random(1))  # the match goes on normally
 
 
 def test_a_saved_replay_opens_and_steps(server, browser, tmp_path):
@@ -171,22 +86,22 @@ def test_a_saved_replay_opens_and_steps(server, browser, tmp_path):
             game.apply(rng.choice(game.legal_actions()))
         records.append(record_game(game, ["ann", "bob", "cy"]))
     write_records(path, records)
-    _open(browser, url)
+    open_page(browser, url)
     browser.find_element(By.ID, "tab-replay").click()
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
     game_box = browser.find_element(By.ID, "replay-game")
     game_box.clear()
     game_box.send_keys("2")
     browser.find_element(By.ID, "replay-load").click()
-    _idle(browser)
+    idle(browser)
     assert browser.find_element(By.ID, "replay-error").text == ""
     position = browser.find_element(By.ID, "replay-position")
     assert position.text.startswith("step 1 of") and "game 2 of 2" in position.text
-    assert {e.text for e in browser.find_elements(By.CSS_SELECTOR, "#replay-table .name")} == {"ann", "bob", "cy"}
+    assert {e.text for e in browser.find_elements(By.CSS_SELECTOR, "#replay-table .seat-name")} == {"ann", "bob", "cy"}
     browser.find_element(By.ID, "replay-next").click()
     assert position.text.startswith("step 2 of")
     browser.find_element(By.ID, "replay-last").click()
-    assert "Match over" in browser.find_element(By.ID, "replay-table").text
+    assert "Match over" in browser.find_element(By.ID, "replay-table-status").text
     assert "SHOWDOWN" in browser.find_element(By.ID, "replay-table").text
     # a bad file: a clear message on the page
     bad = tmp_path / "bad.jsonl"
@@ -195,7 +110,7 @@ def test_a_saved_replay_opens_and_steps(server, browser, tmp_path):
     game_box.clear()
     game_box.send_keys("1")
     browser.find_element(By.ID, "replay-load").click()
-    _idle(browser)
+    idle(browser)
     assert "replay line 1: missing" in browser.find_element(By.ID, "replay-error").text
 
 
@@ -218,8 +133,8 @@ def _api_responses(browser):
 def test_the_network_traffic_names_no_card_the_human_has_not_seen(server, browser, variant):
     url, app = server
     browser.get_log("performance")  # drop what earlier tests logged
-    _start(browser, url, variant, players=4, seat=2, seed=7, options={"deals": "2"})
-    _play_out(browser, random.Random(7))
+    start(browser, url, variant, players=4, seat=2, seed=7, options={"deals": "2"})
+    play_out(browser, random.Random(7))
     bodies = _api_responses(browser)
     assert len(bodies) >= 2
     match = app.extensions["commerce_matches"].get(browser.find_element(By.TAG_NAME, "body").get_attribute(

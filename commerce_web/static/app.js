@@ -83,11 +83,18 @@ function drawScene(container, scene, interactive) {
     const node = el("div", { class: "seat", id: `seat-${seat.seat}`, "data-seat": seat.seat });
     node.style.left = `${50 + 40 * Math.cos(angle)}%`;
     node.style.top = `${50 + 34 * Math.sin(angle)}%`;
+    node.style.order = String(k === 0 ? n + 1 : k);  // a narrow page stacks the seats: the viewer's last
+    if (k === 0) node.classList.add("bottom");
     if (seat.to_act && !scene.showdown) node.classList.add("to-act");
     if (seat.winner) node.classList.add("winner");
     if (seat.out) node.classList.add("out");
-    node.append(el("div", { class: "name", text: seat.name }));
-    if (seat.dealer) node.append(el("div", { class: "dealer", text: "D", title: "dealer" }));
+    node.append(el("div", { class: "name", title: seat.name },
+      el("span", { class: "seat-number", text: String(seat.seat), title: `seat ${seat.seat}` }),
+      el("span", { class: "seat-name", text: shortName(seat) })));
+    if (seat.dealer) {
+      node.classList.add("dealing");  // room for the dealer's badge beside the name
+      node.append(el("div", { class: "dealer", text: "D", title: "dealer" }));
+    }
     let balance = `${scene.counters_label} ${seat.counters}`;
     if (seat.money !== null) balance += `   money ${seat.money}`;
     node.append(el("div", { class: "balance", text: balance }));
@@ -109,7 +116,7 @@ function drawScene(container, scene, interactive) {
     node.append(el("div", { class: cls, text: note }));
     container.append(node);
   }
-  const centre = el("div", { class: "centre" });
+  const centre = el("div", { class: "centre", style: `order: ${n}` });
   const title = $(`${container.id}-title`);
   if (title) {
     title.textContent = `${TITLES[scene.variant] || scene.variant} \u00b7 deal ${scene.deal}` +
@@ -131,12 +138,19 @@ function drawScene(container, scene, interactive) {
   centre.append(el("div", { class: "info", text: facts.join("    ") }));
   if (scene.showdown) centre.append(el("div", { class: "showdown", text: "SHOWDOWN" }));
   container.append(centre);
-  const status = el("div", { class: "status" });
+  // The last action and the results go below the table, where no seat can cover them.
+  const status = $(`${container.id}-status`);
+  status.replaceChildren();
   if (scene.last_action) status.append(el("div", { text: "last: " + scene.last_action }));
   for (const line of [scene.result, scene.match_result]) {
     if (line) status.append(el("div", { class: "result", text: line }));
   }
-  container.append(status);
+}
+
+// A seat's name without the seat number the server adds ("model widow (2)"): the label shows it apart.
+function shortName(seat) {
+  const suffix = ` (${seat.seat})`;
+  return seat.name.endsWith(suffix) ? seat.name.slice(0, -suffix.length) : seat.name;
 }
 
 function select(where, card) {
@@ -173,7 +187,8 @@ function renderState() {
     }
     if (verbs.some((v) => CARD_VERBS.includes(v))) {
       $("hand-hint").textContent = verbs.includes("exchange")
-        ? "Click one of your cards and a table card, then exchange." : "Click one of your cards, then the action.";
+        ? `Click one of your cards and a ${state.scene.table_name} card, then exchange.`
+        : "Click one of your cards, then the action.";
     }
   }
   $("help-rules").textContent = info.variants[state.scene.variant].help;
@@ -196,8 +211,10 @@ function renderState() {
 function clickVerb(verb) {
   let text = verb;
   if (CARD_VERBS.includes(verb)) {
-    // Sent as chosen; the server says what is wrong with an incomplete or illegal choice.
-    text = [verb, selected.hand, verb === "exchange" ? selected.table : null].filter(Boolean).join(" ");
+    // An incomplete choice goes as the verb alone: the server says which cards to choose.
+    const complete = selected.hand && (verb !== "exchange" || selected.table);
+    text = complete ? [verb, selected.hand, verb === "exchange" ? selected.table : null].filter(Boolean).join(" ")
+      : verb;
   }
   send(text);
 }
@@ -220,6 +237,7 @@ async function send(text) {
 async function start(event) {
   if (event) event.preventDefault();
   $("error").textContent = "";
+  if (fitOpponents(true, false)) return;
   const options = {};
   for (const input of $("options").querySelectorAll("input")) {
     if (input.value.trim()) options[input.name] = input.value.trim();
@@ -277,9 +295,56 @@ function fillOptions() {
   }
 }
 
+// Opponents come from the server's list: built-in agents (arguments in brackets, e.g.
+// search(worlds=96)) and the models of its models folder, by name (model:widow).  A model plays
+// one variant with one number of players: only those that fit are listed.
+function listOpponents() {
+  const variant = $("variant").value, players = Number($("players").value);
+  const own = info.models.filter((m) => m.variant === variant);
+  const fit = own.filter((m) => m.num_players === players);
+  $("agent-list").replaceChildren(...info.agents.map((name) => el("option", { value: name })),
+    ...fit.map((m) => el("option", { value: m.name, label: `model, ${m.num_players} players` })));
+  $("agent-names").textContent = [...info.agents, ...fit.map((m) => m.name)].join(", ");
+  const others = own.filter((m) => !fit.includes(m)).map((m) => `${m.name} (${m.num_players} players)`);
+  $("other-models").textContent = others.length ? ` For other player counts: ${others.join(", ")}.` : "";
+  $("seat").max = String(Math.max(0, players - 1));
+}
+
+// A model chosen as an opponent brings its player count (when ``adjust``); what cannot be is said
+// plainly (at once when ``loud``, else once the box is left).  Returns the problem, if any.
+function fitOpponents(loud, adjust) {
+  const variant = $("variant").value;
+  const names = splitOpponents($("opponents").value).filter((name) => name.startsWith("model:"));
+  const models = names.map((name) => info.models.find((m) => m.name === name) || { name });
+  const unknown = models.find((m) => !m.variant), foreign = models.find((m) => m.variant && m.variant !== variant);
+  const counts = [...new Set(models.map((m) => m.num_players))];
+  let problem = "";
+  if (unknown) {
+    const listed = info.models.map((m) => m.name).join(", ") || "none";
+    problem = `${unknown.name} is not a model of this server (its models: ${listed}).`;
+  } else if (foreign) {
+    problem = `${foreign.name} plays ${TITLES[foreign.variant] || foreign.variant}, not ` +
+      `${TITLES[variant] || variant}: choose its variant first.`;
+  } else if (counts.length > 1) {
+    problem = models.map((m) => `${m.name} plays with ${m.num_players} players`).join(", ") +
+      ": they cannot sit at one table.";
+  } else if (counts.length === 1 && Number($("players").value) !== counts[0]) {
+    if (adjust) {
+      $("players").value = String(counts[0]);
+      listOpponents();
+    } else problem = `${names[0]} plays with ${counts[0]} players, not ${$("players").value}.`;
+  }
+  if (loud || !problem) $("setup-error").textContent = problem;
+  return problem;
+}
+
 // ------------------------------------------------------------------- replays
 async function openReplay() {
   $("replay-error").textContent = "";
+  replay = null;  // a failed load leaves no old replay on screen
+  $("replay-view").classList.add("hidden");
+  $("replay-table").replaceChildren();
+  $("replay-table-status").replaceChildren();
   document.body.dataset.busy = "yes";
   const file = $("replay-file").files[0];
   if (!file) {
@@ -321,15 +386,13 @@ async function init() {
   for (const variant of Object.keys(info.variants)) {
     $("variant").append(el("option", { value: variant, text: TITLES[variant] || variant }));
   }
-  // Opponents come from the server's list: built-in agents (arguments in brackets, e.g.
-  // search(worlds=96)) and the models of its models folder, by name (model:widow).
-  const models = info.models.map((m) => m.name);
-  $("agent-list").replaceChildren(...info.agents.map((name) => el("option", { value: name })),
-    ...info.models.map((m) => el("option", { value: m.name, label: `${m.variant}, ${m.players} players` })));
-  $("agent-names").textContent = [...info.agents, ...models].join(", ");
-  $("setup-form").append(el("div", { id: "setup-error", role: "alert", class: "error" }));
   fillOptions();
-  $("variant").addEventListener("change", fillOptions);
+  listOpponents();
+  $("variant").addEventListener("change", () => { fillOptions(); listOpponents(); fitOpponents(true, true); });
+  $("players").addEventListener("input", listOpponents);
+  // A name picked from the list is chosen at once; a typed one once the box is left.
+  $("opponents").addEventListener("input", (e) => fitOpponents(false, e.inputType === "insertReplacementText"));
+  $("opponents").addEventListener("change", () => fitOpponents(true, true));
   $("setup-form").addEventListener("submit", start);
   $("again").addEventListener("click", () => begin({ ...settings, seed: null }));
   $("new-setup").addEventListener("click", () => { matchId = null; showTab("play"); });
