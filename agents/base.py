@@ -2,7 +2,7 @@
 
 Every agent can sit in any seat.  ``act`` receives a
 :class:`commerce_env.view.SeatView`: plain data holding exactly what its seat
-knows (RULES.md R11), never the live engine.  ``view["observation"]`` and
+knows (docs/rules.md R11), never the live engine.  ``view["observation"]`` and
 ``view["action_mask"]`` are the AEC env's observation; search agents deal
 the cards they cannot see with ``view.sample_world(rng)``.
 """

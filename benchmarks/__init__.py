@@ -1,4 +1,4 @@
-"""Speed and memory of commerce-rl, measured side by side with peers (issue 6).
+"""Speed and memory of commerce-rl, measured side by side with peers.
 
 Run ``python -m benchmarks`` (or ``commerce bench``); see :mod:`benchmarks.__main__`.
 Every figure is the median of repeated runs, and every ratio compares runs

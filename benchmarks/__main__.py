@@ -29,7 +29,7 @@ from .timing import interleaved, paired_ratio
 
 SECTIONS = ("hands", "engine", "env", "arena", "training", "vector", "search", "memory", "import")
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
-ENGINE_TARGET = 100_000  # decisions/s per core (issue 6; DESIGN.md aims at 200,000)
+ENGINE_TARGET = 100_000  # decisions/s per core
 ENV_TARGET_RATIO = 5.0  # x PettingZoo's leduc_holdem_v4
 MEMORY_TARGET_MB = 50.0
 SEARCH_TARGET_RATIO = 20.0  # x search(engine=readable), per decision

@@ -1,7 +1,7 @@
 """Soak run: a million random decisions across every variant and many option sets.
 
 ``python -m benchmarks.soak [--decisions N] [--seed S]`` plays random matches
-(random variant, option set of RULES.md R12, player count and dealer) through
+(random variant, option set of docs/rules.md R12, player count and dealer) through
 the engine, and checks at every decision the invariants of
 ``commerce_env/invariants.py`` (R4.3 counters and money conserved, R1.5 every card in
 exactly one place, R9.3-R9.4 lives, the mask, R4.4 a bounded deal).  It also

@@ -105,7 +105,7 @@ def portable(value: Any) -> Any:
 
 
 def required_games(variant: str) -> int:
-    """The sample the model's claim needs: 20,000 duplicate deals, or 2,000 matches (issue 13)."""
+    """The sample the model's claim needs: 20,000 duplicate deals, or 2,000 matches."""
     return FULL["match_games"] if plays_matches(variant) else FULL["model_games"]
 
 

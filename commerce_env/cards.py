@@ -1,4 +1,4 @@
-"""Cards and packs (RULES.md R1).
+"""Cards and packs (docs/rules.md R1).
 
 A card is a small int subclass (``rank * 4 + suit``) so that hands can be
 compared, hashed and used as table indices at the speed of ints, while still

@@ -1,4 +1,4 @@
-"""Three-card hands and their order (RULES.md R2).
+"""Three-card hands and their order (docs/rules.md R2).
 
 Every hand value is a small int key ``category * 1000 + tie-break``; a higher
 key is a better hand and equal keys tie (R2.6).  Keys for every ordered triple

@@ -1,4 +1,4 @@
-"""Invariants of a game state (RULES.md R1.5, R4.3-R4.6, R5.3, R7.3, R8.2, R9.3-R9.4),
+"""Invariants of a game state (docs/rules.md R1.5, R4.3-R4.6, R5.3, R7.3, R8.2, R9.3-R9.4),
 checked at every decision by the property tests and by ``python -m benchmarks.soak``."""
 
 from __future__ import annotations

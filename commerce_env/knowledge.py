@@ -1,4 +1,4 @@
-"""What one seat knows (RULES.md R11), read from the engine's record.
+"""What one seat knows (docs/rules.md R11), read from the engine's record.
 
 The engine records every card movement once, with the seats that see it
 (:attr:`commerce_env.engine.base.Game.record`).  Everything a seat knows is

@@ -1,4 +1,4 @@
-"""What a player observes, as a fixed-length float vector (RULES.md R11).
+"""What a player observes, as a fixed-length float vector (docs/rules.md R11).
 
 The layout (version :data:`LAYOUT_VERSION`) is the same in every variant for a
 given number of players; sections are listed by :func:`layout`.  Seats are

@@ -1,4 +1,4 @@
-"""A seat view: what one seat knows now (RULES.md R11), as plain data. Agents get this.
+"""A seat view: what one seat knows now (docs/rules.md R11), as plain data. Agents get this.
 
 ``seat_view(game, seat)`` copies out of the engine exactly what ``seat``
 knows, derived from the engine's record (:mod:`commerce_env.knowledge`): its

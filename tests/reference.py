@@ -1,4 +1,4 @@
-"""An independent, deliberately plain implementation of RULES.md for differential tests.
+"""An independent, deliberately plain implementation of docs/rules.md for differential tests.
 
 It shares nothing with the engine but the card texts (R1.3, tested on their own):
 hands are sets of cards, values are tuples written straight from R2, and every

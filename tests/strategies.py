@@ -1,6 +1,6 @@
 """Shared hypothesis strategies and invariant checks for the property, fuzz and soak runs.
 
-Strategies draw variants, valid option sets (every option of RULES.md R12 per
+Strategies draw variants, valid option sets (every option of docs/rules.md R12 per
 variant, presets, subsets of the combinations), player counts that fit the
 pack (R1.4, 32-card packs with at most 7 players) and seeds.  The invariant
 checks live in :mod:`commerce_env.invariants` (``benchmarks/soak.py`` runs them too).

@@ -1,4 +1,4 @@
-"""The agent boundary (RULES.md R11, DESIGN.md "Agent boundary"): agents get seat views only.
+"""The agent boundary (docs/rules.md R11, docs/agents.md): agents get seat views only.
 
 Cheaters try each attack of issue 11 (read the other hands, the stock, the
 packs of later deals and the random generator; change balances; take actions

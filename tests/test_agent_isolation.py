@@ -1,4 +1,4 @@
-"""Agents in the arena's own process reach nothing but their view (RULES.md R11).
+"""Agents in the arena's own process reach nothing but their view (docs/rules.md R11).
 
 Cheaters try what an agent can reach by attribute access alone: the caches
 behind ``view.sample_world`` (a live game, its unmasked record), ``view.rules``

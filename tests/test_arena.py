@@ -408,7 +408,7 @@ def test_paired_difference_interval():
 
 
 @pytest.mark.slow
-def test_acceptance_order_in_the_widow_game():  # issue 4: search > expected_value > greedy > random
+def test_acceptance_order_in_the_widow_game():  # search > expected_value > greedy > random
     result = run_arena(["search", "expected_value", "greedy", "random"], variant="widow", deals=1200, seed=7,
                        workers=2, progress=False)
     order = ["search", "expected_value", "greedy", "random"]

@@ -1,4 +1,4 @@
-"""The arena's batched path gives exactly the local path's result where it applies (issue 12, item 4)."""
+"""The arena's batched path gives exactly the local path's result where it applies."""
 
 from __future__ import annotations
 

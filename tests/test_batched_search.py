@@ -1,4 +1,4 @@
-"""``search`` on the batched engine against ``search(engine=readable)`` (DESIGN.md, "Search").
+"""``search`` on the batched engine against ``search(engine=readable)`` (docs/architecture.md).
 
 A readable game loaded into a :class:`commerce_env.vector.BatchEngine`
 (``load_games``) plays on exactly as the readable engine; the batched search,

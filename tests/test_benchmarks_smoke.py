@@ -53,7 +53,7 @@ def test_memory_and_import_sections(bench, tmp_path):
     rows = {r["name"]: r for r in _rows(out)}
     imports = [r for r in rows.values() if r["section"] == "import"]
     assert len(imports) == 2
-    for row in imports:  # DESIGN.md: the library does not pull in torch or SB3
+    for row in imports:  # The contract: the library does not pull in torch or SB3
         assert row["met"] is True and "neither torch nor SB3" in row["note"], row
     memory = [r for r in rows.values() if r["section"] == "memory"]
     assert memory and all(r["value"] > 0 for r in memory)

@@ -1,4 +1,4 @@
-"""Cards, packs, player limits and dealing (RULES.md R1)."""
+"""Cards, packs, player limits and dealing (docs/rules.md R1)."""
 
 import pytest
 from helpers import Driver

@@ -1,4 +1,4 @@
-"""CI runs the README's two commands in a fresh virtualenv outside the checkout, then ruff (issue 10)."""
+"""CI runs the README's two commands in a fresh virtualenv outside the checkout, then ruff."""
 
 from __future__ import annotations
 

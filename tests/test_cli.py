@@ -1,4 +1,4 @@
-"""The ``commerce`` command's front door: errors list every subcommand, --version, random-deal, bench (issue 10)."""
+"""The ``commerce`` command's front door: errors list every subcommand, --version, random-deal, bench."""
 
 from __future__ import annotations
 

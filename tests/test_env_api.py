@@ -1,5 +1,5 @@
 """PettingZoo conformance of ``commerce_v0`` for every variant, player count and preset,
-and bad input: a clear error naming the bad value, and nothing changed (DESIGN.md)."""
+and bad input: a clear error naming the bad value, and nothing changed."""
 
 import copy
 import functools
@@ -93,7 +93,7 @@ def fresh(variant="trade_barter"):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_illegal_action_number_changes_nothing(variant):
-    # DESIGN.md: an illegal action raises ValueError naming it and the legal ones; state unchanged.
+    # The contract: an illegal action raises ValueError naming it and the legal ones; state unchanged.
     d = fresh(variant)
     legal = set(d.raw.legal_actions())
     illegal = next(a for a in range(27) if a not in legal)
@@ -143,7 +143,7 @@ def test_malformed_card_changes_nothing():
     ({"max_rounds": -2}, "max_rounds"),
 ])
 def test_bad_options_make_no_env(options, named):
-    # DESIGN.md: unknown option, option of another variant, bad value: ValueError naming it.
+    # The contract: unknown option, option of another variant, bad value: ValueError naming it.
     with pytest.raises(ValueError, match=named):
         commerce_env.env(variant="trade_barter", num_players=3, **options)
 
@@ -158,7 +158,7 @@ def test_bad_options_make_no_env(options, named):
     ({"dealer": "0"}, "'0'"),
 ])
 def test_bad_reset_options_change_nothing(reset_options, named):
-    # DESIGN.md: a bad pack, both keys, or a dealer out of range: an error naming it, the
+    # The contract: a bad pack, both keys, or a dealer out of range: an error naming it, the
     # running match untouched.
     d = fresh()
     d.play("0: offer 9H")
@@ -178,7 +178,7 @@ def test_piquet_pack_rejects_low_cards():
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_stepping_after_the_end(variant):
-    # DESIGN.md: a finished match takes no more actions; the state stays as it was.
+    # The contract: a finished match takes no more actions; the state stays as it was.
     d = Driver(variant, 2, seed=4, deals=1)
     rng = np.random.default_rng(0)
     while not d.game.over:
@@ -199,7 +199,7 @@ def test_stepping_after_the_end(variant):
 
 
 def test_terminate_on_illegal_option():
-    # DESIGN.md / issue 2: PettingZoo's terminate-on-illegal convention as an option.
+    # PettingZoo's terminate-on-illegal convention as an option.
     api_test(commerce_env.env(variant="trade_barter", num_players=3, illegal_action="terminate"), num_cycles=20)
     env = commerce_env.env(variant="old_game", num_players=3, illegal_action="terminate")
     env.reset(seed=0, options={"deck": make_deck(["9H 10H JH", "AS KS 4D", "5C 5D 9S"], 2, table="2S 3S 6S"),

@@ -1,4 +1,4 @@
-"""Three-card hands and their order (RULES.md R2), against an independent reference."""
+"""Three-card hands and their order (docs/rules.md R2), against an independent reference."""
 
 from collections import Counter
 from itertools import combinations, permutations

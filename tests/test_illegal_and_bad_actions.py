@@ -1,5 +1,5 @@
 """One illegal-action path with a true mask after it, and values that are no action
-number refused with a clear error that changes nothing (issue: first contact)."""
+number refused with a clear error that changes nothing."""
 
 from __future__ import annotations
 

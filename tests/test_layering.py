@@ -210,7 +210,7 @@ def _variant_switches(tree: ast.AST) -> list[str]:
             and any(_names_a_variant(side) for side in (node.left, *node.comparators))]
 
 
-def test_no_switch_on_a_variant_name_outside_the_engine():  # issue 11, item 6
+def test_no_switch_on_a_variant_name_outside_the_engine():
     found = {name: switches for name, path in MODULES.items()
              if not name.startswith(VARIANT_HOMES) and (switches := _variant_switches(ast.parse(path.read_text())))}
     assert found == {}

@@ -1,4 +1,4 @@
-"""Every bad model file is a ValueError naming the file and why; nothing outside the folder is read (issue 10)."""
+"""Every bad model file is a ValueError naming the file and why; nothing outside the folder is read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No information leak (RULES.md R11) and the determinization that search agents use.
+"""No information leak (docs/rules.md R11) and the determinization that search agents use.
 
 At random decision points of every variant the cards hidden from a seat are
 re-dealt consistently with what it has seen (``seat_view(...).sample_world``); its observation

@@ -1,5 +1,5 @@
 """Rules shared by every variant: seats and ties (R3), counters and matches (R4),
-limited commerce (R10.1), options, presets and defaults (R12), outcome rewards (DESIGN.md)."""
+limited commerce (R10.1), options, presets and defaults (R12), outcome rewards (R12)."""
 
 import random
 
@@ -114,12 +114,12 @@ def test_match_ends_by_deals_before_anyone_is_out():
     d = Driver("widow", 3, decks=decks, dealer=0, deals=2, reward="outcome")
     d.play("0: keep_hand", "1: knock", "1: keep_hand", "2: knock")
     assert d.game.over and d.game.counters == [7, 1, 1] and not any(d.game.out)
-    # DESIGN.md `outcome`: the losers are those with the fewest counters; they share -1.
+    # The `outcome` reward: the losers are those with the fewest counters; they share -1.
     assert d.game.match_losers == [1, 2] and d.totals == [1.0, -0.5, -0.5]
 
 
 def test_outcome_when_everyone_is_equal():
-    # DESIGN.md `outcome`: if everyone is equal, nobody gets anything.
+    # The `outcome` reward: if everyone is equal, nobody gets anything.
     decks = [make_deck(["AC AD AH", "2C 7D 9S"], 0, table="2S 3S 5S"),
              make_deck(["2C 7D 9S", "AC AD AH"], 1, table="2S 3S 5S")]
     d = Driver("widow", 2, decks=decks, dealer=0, deals=2, reward="outcome")
@@ -129,7 +129,7 @@ def test_outcome_when_everyone_is_equal():
 
 
 def test_outcome_in_trade_barter():
-    # DESIGN.md `outcome` with one deal: those with the fewest counters share -1, the rest +1.
+    # The `outcome` reward with one deal: those with the fewest counters share -1, the rest +1.
     d = Driver("trade_barter", 4, deck=make_deck(["9H 10H JH", "AS KS 4D", "5C 5D 9S", "7C 8C 2D"], 3),
                dealer=3, reward="outcome")
     d.play("0: knock")
@@ -278,7 +278,7 @@ def random_options(rng: random.Random, variant: str, num_players: int) -> dict:
 @pytest.mark.parametrize("seed", range(12))
 def test_random_matches_agree_with_the_reference(variant, seed):
     # R1-R12: random matches (random options, packs, dealer and legal moves) played through the env
-    # and through tests/reference.py, a plain reading of RULES.md: the same player to act, the same
+    # and through tests/reference.py, a plain reading of docs/rules.md: the same player to act, the same
     # legal texts at every decision, the same rewards, balances and pool after every step, and the
     # same history.
     rng = random.Random(f"{variant}-{seed}")

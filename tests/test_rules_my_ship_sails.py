@@ -1,4 +1,4 @@
-"""My Ship Sails (RULES.md R7): scenarios from fixed packs through the AEC env.
+"""My Ship Sails (docs/rules.md R7): scenarios from fixed packs through the AEC env.
 
 Three players; in a single deal seat 2 deals, so the order of play is 0, 1, 2.
 """
@@ -93,7 +93,7 @@ def test_offered_card_is_hidden_from_the_neighbour():
 
 def test_dealt_flush_settles_at_reset():
     # R7.3: a dealt flush is declared before any decision; R4.5: that deal does not count toward
-    # `deals`, its transfers stand, and they are paid with the first step's rewards (DESIGN.md).
+    # `deals`, its transfers stand, and they are paid with the first step's rewards (R12, `reward`).
     flush_deal = make_deck(["2D 7H 9C", "2H 5H 9H", "3D 8H 10C"], dealer=0)
     next_deal = make_deck(["10C 2C 3D", "AH KH 3C", "AD KD 4S"], dealer=1)
     d = Driver("my_ship_sails", 3, decks=[flush_deal, next_deal], dealer=0, deals=1)

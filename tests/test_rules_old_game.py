@@ -1,4 +1,4 @@
-"""The old game (RULES.md R8): scenarios from fixed packs through the AEC env.
+"""The old game (docs/rules.md R8): scenarios from fixed packs through the AEC env.
 
 Four players, seat 3 deals: the order of play is 0, 1, 2, 3.  Table: AS KS QS.
 """

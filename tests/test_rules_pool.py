@@ -1,4 +1,4 @@
-"""Pool commerce (RULES.md R9): scenarios from fixed packs through the AEC env.
+"""Pool commerce (docs/rules.md R9): scenarios from fixed packs through the AEC env.
 
 Each deal here ends with every player passing (R8.3), so the dealt hands decide.
 """
@@ -92,7 +92,7 @@ def test_horse_declined_and_standing_out():
 
 def test_last_survivor_takes_the_pool():
     # R9.5: when only one player has counters he takes what is left of the pool; the horse is
-    # offered first (R9.4). Outcome reward: everyone but the last holder loses (DESIGN.md).
+    # offered first (R9.4). Outcome reward: everyone but the last holder loses (R12, `reward`).
     decks = [make_deck([BEST, WORST], dealer, table=TABLE) for dealer in (0, 1, 0)]
     for reward, expected in (("counters", [12.0, -12.0]), ("outcome", [1.0, -1.0])):
         d = Driver("pool", 2, decks=decks, dealer=0, reward=reward)
@@ -115,7 +115,7 @@ def test_deals_cap_divides_the_pool_with_the_remainder_from_the_dealers_left():
 
 
 def test_deals_cap_outcome_losers_have_the_least_money():
-    # DESIGN.md `outcome`: when `deals` ends the match the players with the least money lose.
+    # The `outcome` reward: when `deals` ends the match the players with the least money lose.
     d = Driver("pool", 3, deck=make_deck([BEST, MIDDLE, WORST], 1, table=TABLE), dealer=1, deals=1,
                reward="outcome")
     passes(d)

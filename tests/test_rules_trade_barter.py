@@ -1,4 +1,4 @@
-"""Trade and barter (RULES.md R5, R10.2): scenarios from fixed packs through the AEC env.
+"""Trade and barter (docs/rules.md R5, R10.2): scenarios from fixed packs through the AEC env.
 
 Most scenarios seat four players with seat 3 dealing, so the order of play
 (R3.1) is seats 0, 1, 2, 3 and seat 0 is the eldest hand.

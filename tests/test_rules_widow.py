@@ -1,4 +1,4 @@
-"""Commerce with a widow (RULES.md R6): scenarios from fixed packs through the AEC env.
+"""Commerce with a widow (docs/rules.md R6): scenarios from fixed packs through the AEC env.
 
 Three players; in a single deal seat 2 deals, so the order of play is 0, 1, 2.
 """
@@ -122,7 +122,7 @@ def whiskey_match(last_hands, tie_break="dealer", **options):
 ])
 def test_whiskey_several_out_at_once(last_hands, tie_break, payer):
     # R6.5 `whiskey`: the match ends when the first player is out; of several out in the same
-    # deal, the worst hand (R3.4) pays for the whiskey; he alone loses the outcome (DESIGN.md).
+    # deal, the worst hand (R3.4) pays for the whiskey; he alone loses the outcome (R12, `reward`).
     d = whiskey_match(last_hands, tie_break=tie_break, reward="outcome")
     assert d.game.over and d.game.out == [False, True, True]
     assert d.game.match_losers == [payer]

@@ -1,4 +1,4 @@
-"""Nothing a run does deletes or overwrites what it did not write; two runs on one folder are kept apart (issue 10)."""
+"""Nothing a run does deletes or overwrites what it did not write; two runs on one folder are kept apart."""
 
 from __future__ import annotations
 

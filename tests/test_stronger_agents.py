@@ -1,4 +1,4 @@
-"""The expected-value agent uses what its seat knows (R11) and what is at stake (issue 13)."""
+"""The expected-value agent uses what its seat knows (R11) and what is at stake."""
 
 import random
 

@@ -1,4 +1,4 @@
-"""Training configs: every value is checked before anything is written, and the error names the key (issue 10)."""
+"""Training configs: every value is checked before anything is written, and the error names the key."""
 
 from __future__ import annotations
 

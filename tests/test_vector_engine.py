@@ -1,4 +1,4 @@
-"""The batched engine against the readable one (DESIGN.md, "Batched engine").
+"""The batched engine against the readable one (docs/architecture.md).
 
 Random matches with given packs are played in lockstep through
 ``commerce_env.vector.BatchEngine`` and ``commerce_env.engine``: at every
@@ -276,7 +276,7 @@ def test_counters_are_conserved_and_every_card_is_somewhere_once(data, variant, 
 
 
 def test_import_commerce_env_does_not_load_numba():
-    # DESIGN.md layering: the batched engine is an optional integration beside the env.
+    # docs/architecture.md layering: the batched engine is an optional integration beside the env.
     import subprocess
     import sys
 

@@ -198,7 +198,7 @@ def test_a_bad_replay_is_a_clear_json_error(client, body, message):
 
 
 def test_commerce_serve_listens_on_localhost_at_the_given_port(tmp_path, tiny_model):
-    # The contract (DESIGN.md): `commerce serve --port P` serves the web app on 127.0.0.1, offers the
+    # The contract: `commerce serve --port P` serves the web app on 127.0.0.1, offers the
     # models of --models DIR by name, and answers no request for another host name (DNS rebinding).
     import http.client
     import socket

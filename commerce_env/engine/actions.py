@@ -1,4 +1,4 @@
-"""The action table shared by every variant (RULES.md R12's action texts).
+"""The action table shared by every variant (docs/rules.md R12's action texts).
 
 Actions that name a card name it by its *slot*: a player's hand is always kept
 sorted, and face-up table cards keep their places (R6.3, R8.2), so slot ``i``

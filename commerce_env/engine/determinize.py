@@ -1,4 +1,4 @@
-"""Re-deal what a player has not seen (RULES.md R11): the one determinizer.
+"""Re-deal what a player has not seen (docs/rules.md R11): the one determinizer.
 
 :func:`sample_deal` takes one seat's copy of the record of the current deal
 (:func:`commerce_env.knowledge.seat_record`: every card it has not seen is

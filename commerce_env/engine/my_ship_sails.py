@@ -1,4 +1,4 @@
-"""My Ship Sails, or My Bird Sings (RULES.md R7)."""
+"""My Ship Sails, or My Bird Sings (docs/rules.md R7)."""
 
 from __future__ import annotations
 

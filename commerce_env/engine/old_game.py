@@ -1,4 +1,4 @@
-"""The old game (RULES.md R8): exchanges with three face-up table cards."""
+"""The old game (docs/rules.md R8): exchanges with three face-up table cards."""
 
 from __future__ import annotations
 

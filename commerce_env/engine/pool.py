@@ -1,4 +1,4 @@
-"""Pool commerce (RULES.md R9): the old game played for a pool, with lives."""
+"""Pool commerce (docs/rules.md R9): the old game played for a pool, with lives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trade and barter (RULES.md R5): Foster's game without a widow, Peel's modern game."""
+"""Trade and barter (docs/rules.md R5): Foster's game without a widow, Peel's modern game."""
 
 from __future__ import annotations
 

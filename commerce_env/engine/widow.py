@@ -1,4 +1,4 @@
-"""Commerce with a widow (RULES.md R6): Foster's three-card whiskey poker."""
+"""Commerce with a widow (docs/rules.md R6): Foster's three-card whiskey poker."""
 
 from __future__ import annotations
 

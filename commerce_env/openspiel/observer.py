@@ -1,4 +1,4 @@
-"""What a seat knows (RULES.md R11), as OpenSpiel observations and information states.
+"""What a seat knows (docs/rules.md R11), as OpenSpiel observations and information states.
 
 The observation tensor is the AEC env's vector (:func:`commerce_env.observation.encode`),
 cut into its named sections (:func:`commerce_env.observation.layout`).  The

@@ -1,4 +1,4 @@
-"""OpenSpiel game parameters <-> :class:`commerce_env.rules.Rules` (RULES.md R12).
+"""OpenSpiel game parameters <-> :class:`commerce_env.rules.Rules` (docs/rules.md R12).
 
 pyspiel types a parameter by its default and allows neither ``None`` nor a
 comma inside a value, so three options take another form here: ``deals`` is

@@ -2,7 +2,7 @@
 :class:`CommerceVectorEnv` (``gymnasium.make_vec("commerce/Commerce-v0", num_envs=N, ...)``).
 
 Needs the ``vector`` extra (numba); ``import commerce_env`` does not import
-this package.  See DESIGN.md, "Batched engine", and docs/performance.md.
+this package.  See docs/architecture.md, and docs/performance.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``BatchEngine``: many matches of one variant stepped together (DESIGN.md, "Batched engine").
+"""``BatchEngine``: many matches of one variant stepped together (docs/architecture.md).
 
 The state of every game lives in a few numpy arrays; :mod:`.kernels` (numba)
 moves them.  The readable engine (:mod:`commerce_env.engine`) is the
