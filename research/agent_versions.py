@@ -1,4 +1,4 @@
-"""The built-in agents as they were before issue 13 (item 1), kept for measurement only.
+"""The built-in agents as they were before they were strengthened, kept for measurement only.
 
 ``research.stronger_agents`` plays the agents of :mod:`agents.heuristics` and
 :mod:`agents.search` against these frozen copies in the arena (duplicate deals),

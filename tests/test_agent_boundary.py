@@ -1,6 +1,6 @@
 """The agent boundary (docs/rules.md R11, docs/agents.md): agents get seat views only.
 
-Cheaters try each attack of issue 11 (read the other hands, the stock, the
+Cheaters try each known attack (read the other hands, the stock, the
 packs of later deals and the random generator; change balances; take actions
 on the game) and gain nothing: what they read holds no hidden card, what they
 write changes no outcome.  The twin tests: two games that differ only in cards

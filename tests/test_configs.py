@@ -1,4 +1,4 @@
-"""The named rule sets in configs/rules load and play (R12 options, issue 3 item 7)."""
+"""The named rule sets in configs/rules load and play (R12 options)."""
 
 from pathlib import Path
 

@@ -1,8 +1,8 @@
 """Every third-party import of the shipped packages is declared in pyproject.toml, under the extra that needs it.
 
 A fresh ``pip install -e ".[train,dev]"`` is all a user has: an import that no
-dependency declares works on a developer's machine and fails on theirs (issue
-10: ``tqdm`` in ``training/train.py``).  The imports are read with ``ast``, so
+dependency declares works on a developer's machine and fails on theirs (``tqdm`` in
+``training/train.py`` once did).  The imports are read with ``ast``, so
 imports inside functions count as much as those at the top of a module.
 """
 

@@ -1,4 +1,4 @@
-"""A two-node Ray cluster on this machine (``ray.cluster_utils.Cluster``) runs an arena across both nodes.
+"""A two-node Ray cluster on one machine (``ray.cluster_utils.Cluster``) runs an arena across both nodes.
 
 Marked ``ray``; its own module so that it starts after the single-node tests' Ray is shut down.
 """

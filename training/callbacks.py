@@ -26,7 +26,7 @@ class RunState:
         self.started = time.monotonic()
 
     def elapsed(self) -> float:
-        """Seconds of training, earlier sessions of a resumed run included."""
+        """Seconds of training, the earlier runs of a resumed run included."""
         return self.data["elapsed_seconds"] + time.monotonic() - self.started
 
     def saved(self) -> dict[str, Any]:
