@@ -1,4 +1,4 @@
-"""The search agent's rollouts on the batched engine (DESIGN.md, "Search").
+"""The search agent's rollouts on the batched engine (docs/architecture.md).
 
 A determinized search is a batch problem: every sampled world times every
 candidate action is one rollout, and all of them are independent.  Here each
