@@ -43,6 +43,37 @@ def test_no_word_of_how_the_project_was_made(path):
     assert not found, f"{path.relative_to(ROOT)}: {found[:5]}"
 
 
+# In code "session" and "issue" are everyday words (a web session, the issue with floats): there
+# only their numbered or time-telling forms count.
+CODE_MADE_HOW = {
+    **{what: MADE_HOW[what] for what in ("the lead", "done when", "a commit id", "this machine")},
+    "a session": r"\bsessions? \d+|\b(?:this|later|earlier|previous|next) sessions?\b",
+    "an issue": r"\bissues? #?\d+|\(issue\b",
+    "a machine path": r"(?<![\w.~/-])/(?:work|root|home|Users)/",  # system paths (/usr/bin/...) are fine
+}
+
+
+def tracked_code() -> list[Path]:
+    """The repository's code files as git tracks them (what a clone holds), this file aside."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=False).stdout.split()
+    keep = (".py", ".js", ".html", ".css", ".toml", ".cfg", "")
+    return [ROOT / name for name in listed if Path(name).suffix in keep and not name.startswith("docs/")
+            and Path(name).name != "test_docs.py" and (ROOT / name).is_file()]
+
+
+def test_no_word_of_how_the_project_was_made_in_the_code():
+    found = {}
+    for path in tracked_code():
+        text = path.read_text(errors="replace")
+        hits = [(what, m.group(0)) for what, pattern in CODE_MADE_HOW.items()
+                for m in re.finditer(pattern, text, re.IGNORECASE)]
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits[:3]
+    assert found == {}
+
+
 @pytest.mark.parametrize("text, what", [
     ("seeds 1 and 2 were trained in Session 40", "a session"),
     ("as a later session showed", "a session"),

@@ -1,6 +1,6 @@
 """Models of every observation layout version play on the input they were trained on (observation.LAYOUT_VERSIONS).
 
-Layout 1 (before commit bc3438b): a player who had done nothing yet in the deal set `passed`;
+Layout 1 (the first models' layout): a player who had done nothing yet in the deal set `passed`;
 layout 2: he sets `last_none`, and `passed` means a pass (R6.3, R8.2).
 """
 
