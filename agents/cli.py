@@ -34,16 +34,18 @@ def _agents(text: str) -> list[str | dict]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from commerce_env.rules import VARIANTS
+
     play = subparsers.add_parser("play", help="play in the terminal against agents")
-    play.add_argument("--variant", default=None, help="the variant (default: a model opponent's own, else "
-                      "trade_barter)")
+    play.add_argument("--variant", default=None, choices=VARIANTS,
+                      help="the variant (default: a model opponent's own, else trade_barter)")
     play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
                       "(names or model paths, arguments in brackets: search(worlds=96)); repeated to fill the seats")
     play.add_argument("--players", type=int, default=None, help="default: a model opponent's own player count, "
                       "else you plus one seat per opponent")
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
                       "first, so you are the eldest hand and act first")
-    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--seed", type=int, default=None, help="the first match's seed (default: a fresh one)")
     play.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     play.set_defaults(func=play_command)
 
@@ -51,13 +53,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--agents", default=DEFAULT_LINEUP, help="comma separated names or model paths, "
                        "arguments in brackets (search(worlds=96), model:models/widow(search=false)); "
                        "repeated to fill the seats")
-    arena.add_argument("--variant", default="trade_barter")
-    arena.add_argument("--players", type=int, default=4)
+    arena.add_argument("--variant", default="trade_barter", choices=VARIANTS, help="the game (default trade_barter)")
+    arena.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
     arena.add_argument("--games", dest="games", type=int, default=1000,
                        help="games to play (each a deal, or a whole match when the rules play matches), "
                        "rounded up to whole duplicate groups")
     arena.add_argument("--deals", dest="games", type=int, help=argparse.SUPPRESS)  # the older name, kept working
-    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--seed", type=int, default=0, help="the seed of the deals and the agents (default 0)")
     arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     arena.add_argument("--backend", choices=("local", "ray"), default="local",
                        help="ray: duplicate groups as Ray tasks (the 'distributed' extra), same result")
@@ -71,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "already in --out (nothing else there is touched)")
     arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
-    arena.add_argument("--no-progress", action="store_true")
+    arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.add_argument("--isolate", action="store_true", help="each agent in a process of its own, handed pickled "
                        "views, answering action numbers only: for agents you do not trust (one worker, local)")
     arena.add_argument("--save-games", nargs=2, metavar=("N", "FILE"), default=None,

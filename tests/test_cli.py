@@ -94,3 +94,21 @@ def test_arena_games_is_the_option_and_deals_its_hidden_older_name(capsys):
         parser.parse_args(["arena", "--help"])
     shown = capsys.readouterr().out
     assert "--games GAMES" in shown and "--deals" not in shown
+
+
+def test_every_option_of_every_command_says_what_it_is():
+    import argparse
+
+    from training.cli import COMMAND_MODULES, build_parser
+
+    missing = []
+    for commands in COMMAND_MODULES.values():
+        for command in commands:
+            parser = build_parser([command])
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+            for action in sub._actions:
+                if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                    continue
+                if not action.help or (action.dest == "variant" and set(action.choices or ()) != set(VARIANTS)):
+                    missing.append((command, action.option_strings or action.dest))
+    assert missing == []
