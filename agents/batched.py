@@ -102,8 +102,8 @@ def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, 
             else:
                 at = hands + 3 * seat
                 action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
-                                        st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
-                                        ship, barters[k])
+                                       st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
+                                       ship, barters[k])
             K.apply_action(st, g, p, keys, pack, action)
             K.legal_mask(st, g, p, masks)
             earned[g] += st[g, rewards + seats[g]] / K.REWARD_UNIT
@@ -166,9 +166,8 @@ class BatchedGreedy(BatchedAgent):
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         hands = engine.hands[games, seats]
         return greedy_actions(np.ascontiguousarray(hands), np.ascontiguousarray(engine.table[games]),
-                               np.ascontiguousarray(engine.phase[games]), engine.action_mask[games], engine.keys,
-                               PIPS, self.threshold(engine.rules),
-                               flush_ends_deal(engine), self.barter)
+                              np.ascontiguousarray(engine.phase[games]), engine.action_mask[games], engine.keys,
+                              PIPS, self.threshold(engine.rules), flush_ends_deal(engine), self.barter)
 
 
 # ---------------------------------------------------------------- learned

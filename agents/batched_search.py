@@ -56,8 +56,8 @@ def _greedy_to_deal_end(st, p, keys, pips, ship, thresholds, barters, masks, gam
                 break
             at = hands + 3 * st[g, K.G_TO_ACT]
             action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
-                                    st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
-                                    ship, barters[k])
+                                   st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
+                                   ship, barters[k])
             K.apply_action(st, g, p, keys, pack, action)
             K.legal_mask(st, g, p, masks)
 

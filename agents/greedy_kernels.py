@@ -99,5 +99,5 @@ def greedy_actions(hands, tables, phases, masks, keys, pips, threshold, ship, ba
     out = np.empty(len(phases), np.int64)
     for r in range(len(phases)):
         out[r] = greedy_choice(hands[r, 0], hands[r, 1], hands[r, 2], tables[r, 0], tables[r, 1], tables[r, 2],
-                                phases[r], masks, r, keys, pips, threshold, ship, barter)
+                               phases[r], masks, r, keys, pips, threshold, ship, barter)
     return out
