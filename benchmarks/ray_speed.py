@@ -56,7 +56,7 @@ def rllib_rate(num_env_runners: int, seconds: float) -> dict[str, float]:
     from training.rllib_train import _steps, algorithm_config
 
     config = load_config(ROOT / "configs" / "train" / "rllib_selfplay_foster.yaml")
-    config["ray"]["num_env_runners"] = num_env_runners
+    config.ray.num_env_runners = num_env_runners
     began = time.perf_counter()
     algo = algorithm_config(config).build_algo()
     built = time.perf_counter() - began

@@ -137,7 +137,7 @@ def measure(repeats: int = 3, seconds: float = 5.0) -> dict[str, Any]:
         model.env.close()
     ratios = [a / b for a, b in zip(rates["foster/dummy"], rates["connect_four"], strict=True)]
     vec_ratios = [a / b for a, b in zip(rates["foster/dummy"], rates["foster/subproc"], strict=True)]
-    return {"opponent": opponent, "features": features, "n_envs": N_ENVS, "ppo": config["ppo"],
+    return {"opponent": opponent, "features": features, "n_envs": N_ENVS, "ppo": dict(config["ppo"]),
             "net_arch": config["policy"]["net_arch"],
             "rates": rates, "median": {k: statistics.median(v) for k, v in rates.items()},
             "foster_vs_connect_four": statistics.median(ratios),

@@ -327,7 +327,7 @@ def training_figures(n_envs_list=(4, 64, 256), repeats: int = 2, seconds: float 
     series = interleaved(runs, repeats, seconds)
     rates = {k: s.median for k, s in series.items()}
     cpu = {k: s.cpu_median for k, s in series.items()}
-    out: dict[str, Any] = {"rates": rates, "per_cpu_second": cpu, "rollout": ROLLOUT, "ppo": config["ppo"],
+    out: dict[str, Any] = {"rates": rates, "per_cpu_second": cpu, "rollout": ROLLOUT, "ppo": dict(config["ppo"]),
                            "features": features, "ratios": {}, "cpu_ratios": {}}
     for n in n_envs_list:
         for peer in ("dummy x4 (today)", f"zero-cost x{n}"):

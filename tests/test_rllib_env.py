@@ -112,8 +112,10 @@ def test_an_illegal_action_raises_and_a_bad_config_names_the_value():
 
 
 def test_every_episode_has_a_learning_seat_and_the_draw_is_per_episode():
-    config = {"league": {"shared": 0.1, "snapshots": 0.5, "heuristics": {"greedy": 0.4}},
-              "selfplay": {"enabled": True, "max_snapshots": 2}}
+    from training.rllib_config import validate
+
+    config = validate({"league": {"shared": 0.1, "snapshots": 0.5, "heuristics": {"greedy": 0.4}},
+                       "selfplay": {"enabled": True, "max_snapshots": 2}})
     modules, weights, heuristics = league(config)
     assert modules == [SHARED, "snapshot_0", "snapshot_1", "greedy"] and heuristics == ["greedy"]
     assert weights == [0.1, 0.25, 0.25, 0.4]

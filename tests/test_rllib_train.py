@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +78,7 @@ def test_resume_refuses_a_missing_run_and_a_fresh_start_refuses_an_existing_one(
     with pytest.raises(ValueError, match="--resume"):
         train(config, resume=True)
     with pytest.raises(ValueError, match="already holds a run"):
-        train(dict(config, output=str(out)))
+        train(replace(config, output=str(out)))
 
 
 def load_config_from(data: dict) -> dict:

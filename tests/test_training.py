@@ -21,7 +21,7 @@ from commerce_env.rules import VARIANTS
 pytest.importorskip("sb3_contrib")
 
 from agents.learned import load_agent  # noqa: E402
-from training.config import DEFAULTS, load_config, validate  # noqa: E402
+from training.config import EnvSection, PPOSection, load_config, validate  # noqa: E402
 from training.train import CHECKPOINT, STATE, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,8 +103,8 @@ def test_a_config_that_is_not_a_mapping_is_refused(tmp_path):
 
 def test_defaults_fill_what_the_config_leaves_out(tmp_path):
     config = validate({"ppo": {"n_steps": 64}})
-    assert config["ppo"]["n_steps"] == 64 and config["ppo"]["gamma"] == DEFAULTS["ppo"]["gamma"]
-    assert config["env"] == DEFAULTS["env"]
+    assert config.ppo.n_steps == 64 and config.ppo.gamma == PPOSection().gamma
+    assert config.env == EnvSection()
 
 
 def test_short_run_checkpoints_resumes_exports_and_plays_legal_moves(tmp_path):
@@ -354,7 +354,7 @@ def test_training_runs_on_the_batched_engine_with_selfplay_and_resumes(tmp_path)
     assert report["steps"] >= 768
     out = Path(config["output"])
     assert len(json.loads((out / STATE).read_text())["snapshots"]) == 2
-    config["training"]["total_timesteps"] = 1280
+    config.training.total_timesteps = 1280
     assert train(config, resume=True, quiet=True)["steps"] >= 1280
 
 

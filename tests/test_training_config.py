@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -16,6 +17,7 @@ from helpers import evil_sb3_zip  # noqa: E402
 from agents.learned import MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE  # noqa: E402
 from training.config import MAX_SEED, load_config, validate  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
 BASE = {"name": "t", "output": "never/written", "env": {"num_players": 3},
         "training": {"total_timesteps": 1024, "n_envs": 2}, "ppo": {"n_steps": 64, "batch_size": 64}}
 
@@ -170,3 +172,44 @@ def test_any_value_is_accepted_or_refused_with_a_value_error_naming_its_key(key,
     except ValueError as error:
         section = key.split(".")[0]
         assert key in str(error) or (section == "env" and "env" in str(error)), str(error)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "train").glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_config_reads_back_from_the_yaml_a_run_folder_writes(path):
+    # config.yaml of a run folder (resume, export) is the typed config written as plain YAML.
+    if "rllib" in path.stem:
+        pytest.importorskip("ray.rllib")
+    config = load_config(path)
+    written = yaml.safe_dump(config.to_dict(), sort_keys=False)
+    assert validate(yaml.safe_load(written)) == config
+    assert config.env.variant == yaml.safe_load(path.read_text())["env"]["variant"]
+
+
+def test_the_ppo_section_is_maskableppos_arguments_with_its_defaults():
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    from training.config import PPOSection
+
+    signature = inspect.signature(MaskablePPO.__init__).parameters
+    for name, value in PPOSection().items():
+        assert name in signature, name
+        if name not in ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "ent_coef"):  # ours
+            assert value == signature[name].default, name
+
+
+def test_every_key_of_a_config_says_what_it_does():
+    # CleanRL's Args: a docstring under each field (a nested section documents itself).
+    import ast
+
+    for module in ("config", "sections", "rllib_config"):
+        tree = ast.parse((ROOT / "training" / f"{module}.py").read_text())
+        for node in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.endswith(("Section", "Config"))):
+            for k, item in enumerate(node.body):
+                if not isinstance(item, ast.AnnAssign):
+                    continue
+                nested = isinstance(item.value, ast.Call) and getattr(item.value.func, "id", "") == "section"
+                after = node.body[k + 1] if k + 1 < len(node.body) else None
+                documented = isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                assert nested or documented, f"{module}.{node.name}.{item.target.id}"

@@ -13,6 +13,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .checkpoints import export_model, policy_agent, save_checkpoint
+from .config import TrainConfig
 from .evaluation import evaluate
 from .run_folder import RunFolder
 
@@ -56,7 +57,7 @@ class RolloutEndCallback(BaseCallback):
     """A callback of the run that acts at rollout ends (on its :class:`RunState` schedule)
     and never stops training."""
 
-    def __init__(self, config: dict[str, Any], run: RunFolder, state: RunState):
+    def __init__(self, config: TrainConfig, run: RunFolder, state: RunState):
         super().__init__()
         self.config, self.run, self.state = config, run, state
 
@@ -85,13 +86,13 @@ class SelfPlaySnapshots(RolloutEndCallback):
     """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play)."""
 
     def _on_rollout_end(self) -> None:
-        selfplay, steps = self.config["selfplay"], self.model.num_timesteps
-        if not selfplay["enabled"] or not self.state.due("next_snapshot", steps, selfplay["every_steps"]):
+        selfplay, steps = self.config.selfplay, self.model.num_timesteps
+        if not selfplay.enabled or not self.state.due("next_snapshot", steps, selfplay.every_steps):
             return
         folder = export_model(self.model, self.config, self.run.path / "snapshots" / f"step_{steps}", self.run,
                               search=False)
         self.training_env.env_method("add_snapshot", str(folder))
-        self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay["max_snapshots"]:]
+        self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay.max_snapshots:]
 
 
 class PeriodicEvaluation(RolloutEndCallback):
@@ -99,14 +100,14 @@ class PeriodicEvaluation(RolloutEndCallback):
     logged to TensorBoard and appended to ``eval_history.jsonl``."""
 
     def _on_rollout_end(self) -> None:
-        evaluation, steps = self.config["evaluation"], self.model.num_timesteps
-        if not self.state.due("next_eval", steps, evaluation["every_steps"]):
+        evaluation, steps = self.config.evaluation, self.model.num_timesteps
+        if not self.state.due("next_eval", steps, evaluation.every_steps):
             return
         agent, _, _ = policy_agent(self.model, self.config)
-        env = self.config["env"]
-        report = evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
-                          options=env["rules"], deals=evaluation["deals"], seed=evaluation["seed"],
-                          workers=evaluation["workers"])
+        env = self.config.env
+        report = evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
+                          options=env.rules, deals=evaluation.deals, seed=evaluation.seed,
+                          workers=evaluation.workers)
         for name, row in report["opponents"].items():
             self.logger.record(f"eval/{name}/mean_reward", row["mean_reward"])
             self.logger.record(f"eval/{name}/diff", row["diff"])
@@ -121,7 +122,7 @@ class PeriodicCheckpoint(RolloutEndCallback):
     """Every ``training.checkpoint_every`` steps, the model and the run state, written atomically."""
 
     def _on_rollout_end(self) -> None:
-        every = self.config["training"]["checkpoint_every"]
+        every = self.config.training.checkpoint_every
         if self.state.due("next_checkpoint", self.model.num_timesteps, every):
             save_checkpoint(self.model, self.run, self.state.saved())
 
@@ -146,10 +147,10 @@ class LinearLearningRate(RolloutEndCallback):
     budget only; a run that the time limit ends would stop with its rate barely lowered."""
 
     def _on_rollout_end(self) -> None:
-        training = self.config["training"]
-        fraction, _ = budget_progress(self.model.num_timesteps, training["total_timesteps"], self.state.elapsed(),
-                                      training["time_limit_minutes"])
-        self.model.learning_rate = linear_learning_rate(self.config["ppo"]["learning_rate"], fraction)
+        training = self.config.training
+        fraction, _ = budget_progress(self.model.num_timesteps, training.total_timesteps, self.state.elapsed(),
+                                      training.time_limit_minutes)
+        self.model.learning_rate = linear_learning_rate(self.config.ppo.learning_rate, fraction)
         self.model._setup_lr_schedule()  # the update that follows reads model.lr_schedule
 
 

@@ -8,29 +8,29 @@ from typing import Any
 
 from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
 from commerce_env.files import atomic_write
-from commerce_env.rules import make_rules
 
+from .config import TrainConfig
 from .run_folder import RunFolder
 
 CHECKPOINT = "checkpoints/last.zip"
 STATE = "checkpoints/state.json"
 
 
-def policy_agent(model: Any, config: dict[str, Any], search: bool = True,
+def policy_agent(model: Any, config: TrainConfig, search: bool = True,
                  **extra: Any) -> tuple[LearnedAgent, dict, dict]:
     """The current policy as a numpy :class:`LearnedAgent` playing by its network alone (what the
     run trains and evaluates), its weights and its ``model.json`` record (with ``policy.search``, the
     test-time search the exported model plays with, unless ``search=False``)."""
-    env = config["env"]
-    rules = make_rules(env["variant"], **env["rules"])
+    env = config.env
+    rules = env.make_rules()
     weights, network = weights_from_policy(model.policy)
-    meta = make_meta(rules, env["num_players"], network, features=env["features"],
-                     search=config["policy"].get("search") if search else None, trained_steps=int(model.num_timesteps),
-                     run=config["name"], **extra)
+    meta = make_meta(rules, env.num_players, network, features=env.features,
+                     search=config.policy.search if search else None, trained_steps=int(model.num_timesteps),
+                     run=config.name, **extra)
     return LearnedAgent(weights, meta, search=False), weights, meta
 
 
-def export_model(model: Any, config: dict[str, Any], folder: str | Path, run: RunFolder | None = None,
+def export_model(model: Any, config: TrainConfig, folder: str | Path, run: RunFolder | None = None,
                  search: bool = True) -> Path:
     """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files.
     ``search=False``: without the config's test-time search (the clone and the snapshots, which

@@ -7,6 +7,11 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
+    from .rllib_config import RLlibConfig
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "train"
 
@@ -58,7 +63,7 @@ def _train(args: argparse.Namespace) -> int:
         overrides["seed"] = args.seed
     try:
         config = load_config(args.config, overrides)
-        if config["backend"] == "rllib":
+        if config.backend == "rllib":
             from .rllib_train import train as train_rllib
 
             train_rllib(config, resume=args.resume, force=args.force)
@@ -73,14 +78,14 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def next_steps(config: dict) -> str:
+def next_steps(config: TrainConfig | RLlibConfig) -> str:
     """Where a finished run put its model, report and curves, and the commands that use them."""
-    out = Path(config["output"])
-    env = config["env"]
+    out = Path(config.output)
+    env = config.env
     model = f"model:{out / 'model'}"
     table = f"--variant {env['variant']} --players {env['num_players']}" + "".join(
         f" --option {key}={shlex.quote(json.dumps(value) if not isinstance(value, str) else value)}"
-        for key, value in env["rules"].items())
+        for key, value in env.rules.items())
     found = [f"report: {out / 'report.txt'}"] if (out / "report.txt").exists() else []
     found += [f"learning curves: tensorboard --logdir {out / 'tb'}"] if (out / "tb").is_dir() else []
     return "\n".join([
@@ -99,9 +104,9 @@ def _demo(args: argparse.Namespace) -> int:
     overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
     try:
         config = load_config(args.config, overrides)
-        out = Path(config["output"])
-        print(f"Training a MaskablePPO agent on {config['env']['variant']} ({config['env']['num_players']} "
-              f"players) against {', '.join(config['opponents']['pool'])} for up to {args.minutes:g} minutes; "
+        out = Path(config.output)
+        print(f"Training a MaskablePPO agent on {config.env.variant} ({config.env.num_players} players) against "
+              f"{', '.join(map(str, config.opponents.pool))} for up to {args.minutes:g} minutes; "
               f"TensorBoard logs in {out / 'tb'}")
         train(config, force=args.force)
     except ValueError as error:
@@ -125,7 +130,7 @@ def _export(args: argparse.Namespace) -> int:
         import yaml
 
         config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
-        if config["backend"] == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
+        if config.backend == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
             from .rllib_train import export_checkpoint
 
             folder, steps = export_checkpoint(run, config, args.out)

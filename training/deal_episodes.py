@@ -23,8 +23,6 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-EPISODES = ("match", "deal")
-
 
 class DealEpisodes(VecEnvWrapper):
     """``dones[i]`` is also set where ``infos[i]["deal_ended"]``; rewards and observations are

@@ -19,9 +19,12 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 PRETRAIN_FILE = "pretrain.json"
 
@@ -148,24 +151,24 @@ def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size
     return stats
 
 
-def demonstrations_of(config: dict[str, Any]) -> Demonstrations:
+def demonstrations_of(config: TrainConfig) -> Demonstrations:
     """The config's ``pretrain`` demonstrations (the same ones again for the same config and seed)."""
-    section, env = config["pretrain"], config["env"]
-    return collect_parallel(section["teacher"], env["variant"], env["num_players"], env["rules"],
-                            list(env["features"]), section["decisions"], config["seed"], section["explore"],
-                            section["workers"])
+    section, env = config.pretrain, config.env
+    return collect_parallel(section.teacher, env.variant, env.num_players, env.rules,
+                            list(env.features), section.decisions, config.seed, section.explore,
+                            section.workers)
 
 
-def pretrain(model: Any, config: dict[str, Any]) -> tuple[dict[str, Any], Demonstrations]:
+def pretrain(model: Any, config: TrainConfig) -> tuple[dict[str, Any], Demonstrations]:
     """The config's ``pretrain`` step on ``model``'s policy; returns what it did (for
     ``pretrain.json``) and the demonstrations (for :class:`ImitationAnchor`)."""
-    section = config["pretrain"]
+    section = config.pretrain
     started = time.monotonic()
     demonstrations = demonstrations_of(config)
     collected = time.monotonic() - started
-    stats = imitate(model.policy, demonstrations, section["epochs"], section["batch_size"],
-                    section["learning_rate"], section["value_coef"], config["seed"])
-    return ({"teacher": section["teacher"], "decisions": len(demonstrations), "collect_seconds": collected,
+    stats = imitate(model.policy, demonstrations, section.epochs, section.batch_size,
+                    section.learning_rate, section.value_coef, config.seed)
+    return ({"teacher": section.teacher, "decisions": len(demonstrations), "collect_seconds": collected,
              "seconds": time.monotonic() - started, **stats}, demonstrations)
 
 

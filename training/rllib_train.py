@@ -35,9 +35,9 @@ from typing import Any
 import yaml
 
 from agents.learned import LearnedAgent, make_meta, save_model
-from commerce_env.rules import make_rules
 
 from .evaluation import evaluate, summary_lines
+from .rllib_config import RLlibConfig
 from .run_folder import MANIFEST, RunFolder
 from .train import _trim_history
 
@@ -51,17 +51,17 @@ def heuristic_module_id(spec: str, index: int) -> str:
     return spec if not spec.startswith("model:") else f"model_{index}"
 
 
-def league(config: dict[str, Any]) -> tuple[list[str], list[float], list[str]]:
+def league(config: RLlibConfig) -> tuple[list[str], list[float], list[str]]:
     """Module ids, their shares of the seats, and the heuristics' specs (in ``heuristic_actions`` order)."""
-    shares = config["league"]
-    heuristics = [h for h, share in shares["heuristics"].items() if share > 0]
-    ids, weights = [SHARED], [float(shares["shared"])]
-    if config["selfplay"]["enabled"] and shares["snapshots"] > 0:
-        slots = config["selfplay"]["max_snapshots"]
+    shares = config.league
+    heuristics = [h for h, share in shares.heuristics.items() if share > 0]
+    ids, weights = [SHARED], [float(shares.shared)]
+    if config.selfplay.enabled and shares.snapshots > 0:
+        slots = config.selfplay.max_snapshots
         ids += [f"snapshot_{k}" for k in range(slots)]
-        weights += [shares["snapshots"] / slots] * slots
+        weights += [shares.snapshots / slots] * slots
     ids += [heuristic_module_id(h, k) for k, h in enumerate(heuristics)]
-    weights += [float(shares["heuristics"][h]) for h in heuristics]
+    weights += [float(shares.heuristics[h]) for h in heuristics]
     return ids, weights, heuristics
 
 
@@ -83,26 +83,26 @@ def map_agent(agent_id: str, episode: Any, *, modules: list[str], weights: list[
 
 
 # ------------------------------------------------------------ the algorithm
-def env_config(config: dict[str, Any]) -> dict[str, Any]:
-    env = config["env"]
-    return {"variant": env["variant"], "num_players": env["num_players"], "rules": dict(env["rules"]),
-            "features": list(env["features"]), "heuristics": league(config)[2]}
+def env_config(config: RLlibConfig) -> dict[str, Any]:
+    env = config.env
+    return {"variant": env.variant, "num_players": env.num_players, "rules": dict(env.rules),
+            "features": list(env.features), "heuristics": league(config)[2]}
 
 
-def module_spec(config: dict[str, Any], observation_space: Any = None, action_space: Any = None):
+def module_spec(config: RLlibConfig, observation_space: Any = None, action_space: Any = None):
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from .rllib_modules import MaskedPPOModule
 
-    policy = config["policy"]
-    model = DefaultModelConfig(fcnet_hiddens=list(policy["net_arch"]), fcnet_activation=policy["activation"],
+    policy = config.policy
+    model = DefaultModelConfig(fcnet_hiddens=list(policy.net_arch), fcnet_activation=policy.activation,
                                head_fcnet_hiddens=[], vf_share_layers=False)
     return RLModuleSpec(module_class=MaskedPPOModule, model_config=model, observation_space=observation_space,
                         action_space=action_space)
 
 
-def algorithm_config(config: dict[str, Any]):
+def algorithm_config(config: RLlibConfig):
     """RLlib's ``PPOConfig`` for this run."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -117,24 +117,24 @@ def algorithm_config(config: dict[str, Any]):
     for index, spec in enumerate(heuristics):
         specs[heuristic_module_id(spec, index)] = RLModuleSpec(module_class=HeuristicRLModule,
                                                                model_config={"index": index})
-    ray_section, training = config["ray"], config["training"]
+    ray_section, training = config.ray, config.training
     mapping = functools.partial(map_agent, modules=modules, weights=weights,
-                                num_players=config["env"]["num_players"])
+                                num_players=config.env.num_players)
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config(config), disable_env_checking=True)  # its checker steps unmasked
         .framework("torch", torch_compile_learner=False)
-        .env_runners(num_env_runners=ray_section["num_env_runners"],
-                     num_envs_per_env_runner=ray_section["num_envs_per_env_runner"],
+        .env_runners(num_env_runners=ray_section.num_env_runners,
+                     num_envs_per_env_runner=ray_section.num_envs_per_env_runner,
                      episodes_to_numpy=False,  # RLlib 2.60 re-numpies finished episodes each step: quadratic
                      # RLlib's default 60 s drops a whole sample that a loaded machine takes longer to collect
                      sample_timeout_s=None)
         .learners(num_learners=0)
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping, policies_to_train=[SHARED])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(**config["ppo"])
-        .debugging(seed=config["seed"], log_level="ERROR")
-        .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": str(training["torch_threads"])})
+        .training(**config.ppo)
+        .debugging(seed=config.seed, log_level="ERROR")
+        .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": str(training.torch_threads)})
     )
 
 
@@ -154,7 +154,7 @@ def copy_shared_to(algo: Any, slots: list[str]) -> None:
 
 
 # --------------------------------------------------------------- exporting
-def policy_agent(algo: Any, config: dict[str, Any], steps: int) -> tuple[LearnedAgent, dict, dict]:
+def policy_agent(algo: Any, config: RLlibConfig, steps: int) -> tuple[LearnedAgent, dict, dict]:
     """The ``shared`` policy as a numpy :class:`LearnedAgent`, its weights and its ``model.json`` record."""
     from .rllib_env import TurnBasedCommerceEnv
     from .rllib_modules import policy_weights
@@ -167,13 +167,13 @@ def policy_agent(algo: Any, config: dict[str, Any], steps: int) -> tuple[Learned
     return LearnedAgent(weights, meta), weights, meta
 
 
-def _meta(config: dict[str, Any], network: dict[str, Any], steps: int) -> dict[str, Any]:
-    rules = make_rules(config["env"]["variant"], **config["env"]["rules"])
-    return make_meta(rules, config["env"]["num_players"], network, features=config["env"]["features"],
-                     trained_steps=int(steps), run=config["name"], backend="rllib")
+def _meta(config: RLlibConfig, network: dict[str, Any], steps: int) -> dict[str, Any]:
+    rules = config.env.make_rules()
+    return make_meta(rules, config.env.num_players, network, features=config.env.features,
+                     trained_steps=int(steps), run=config.name, backend="rllib")
 
 
-def export_checkpoint(run: Path, config: dict[str, Any], folder: str | Path) -> tuple[Path, int]:
+def export_checkpoint(run: Path, config: RLlibConfig, folder: str | Path) -> tuple[Path, int]:
     """``commerce export`` of an RLlib run: the ``shared`` module of its checkpoint, in the safe format.
 
     The checkpoint is RLlib's (pickles): export only runs you made yourself."""
@@ -262,13 +262,13 @@ def _steps(result: dict[str, Any]) -> int:
     return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
 
 
-def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
+def train(config: RLlibConfig, resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
     """Run (or resume) the RLlib training of ``config``; returns the final evaluation report.
 
     The output folder is locked and kept as an SB3 run's is (:mod:`training.run_folder`): a new run
     needs an empty folder, ``force`` first removes the files a previous run wrote there.
     """
-    out = Path(config["output"])
+    out = Path(config.output)
     if resume and not (out / STATE).is_file():
         raise ValueError(f"--resume: no checkpoint at {out / CHECKPOINT}")
     with RunFolder(out).locked() as run:
@@ -281,17 +281,17 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, for
         return _train(config, run, resume, quiet)
 
 
-def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
+def _train(config: RLlibConfig, run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.ray_connect import connect, shutdown
 
-    torch.set_num_threads(config["training"]["torch_threads"])
+    torch.set_num_threads(config.training.torch_threads)
     out = run.path
-    run.write("config.yaml", yaml.safe_dump(config, sort_keys=False))
-    training, evaluation, selfplay = config["training"], config["evaluation"], config["selfplay"]
-    started_ray = connect(config["ray"]["address"], config["ray"]["num_cpus"])
+    run.write("config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    training, evaluation, selfplay = config.training, config.evaluation, config.selfplay
+    started_ray = connect(config.ray.address, config.ray.num_cpus)
     try:
         algo = algorithm_config(config).build_algo()
         snapshots = [m for m in league(config)[0] if m.startswith("snapshot_")]
@@ -304,22 +304,22 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
         else:
             copy_shared_to(algo, snapshots)  # the league starts with frozen copies of the initial policy
             state = {"steps": 0, "iterations": 0, "elapsed_seconds": 0.0, "next_snapshot_slot": 0,
-                     "next_snapshot": selfplay["every_steps"], "next_eval": evaluation["every_steps"],
-                     "next_checkpoint": training["checkpoint_every"]}
+                     "next_snapshot": selfplay.every_steps, "next_eval": evaluation.every_steps,
+                     "next_checkpoint": training.checkpoint_every}
         writer = SummaryWriter(str(out / "tb"))
         began, offset = time.monotonic(), state["elapsed_seconds"]
-        limit = training["time_limit_minutes"]
+        limit = training.time_limit_minutes
 
         def elapsed() -> float:
             return offset + time.monotonic() - began
 
-        while state["steps"] < training["total_timesteps"] and (limit is None or elapsed() < limit * 60):
+        while state["steps"] < training.total_timesteps and (limit is None or elapsed() < limit * 60):
             # ---- one PPO iteration: sample on the env runners, update on the learner
             result = algo.train()
             state["steps"] = max(_steps(result), state["steps"])
             state["iterations"] += 1
             scalars = _log(writer, result, state["steps"])
-            if training["progress_bar"] and not quiet:
+            if training.progress_bar and not quiet:
                 ret = scalars.get(f"returns/{SHARED}", float("nan"))
                 print(f"iteration {state['iterations']}: {state['steps']:,} env steps, {elapsed():.0f} s, "
                       f"shared return {ret:+.3f}", flush=True)
@@ -327,14 +327,14 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
             if snapshots and state["steps"] >= state["next_snapshot"]:
                 copy_shared_to(algo, [snapshots[state["next_snapshot_slot"] % len(snapshots)]])
                 state["next_snapshot_slot"] += 1
-                state["next_snapshot"] += selfplay["every_steps"]
+                state["next_snapshot"] += selfplay.every_steps
             # ---- periodic evaluation in the arena against the built-in agents
             if state["steps"] >= state["next_eval"]:
                 _evaluate(algo, config, run, writer, state["steps"], elapsed())
-                state["next_eval"] += evaluation["every_steps"]
+                state["next_eval"] += evaluation.every_steps
             if state["steps"] >= state["next_checkpoint"]:
                 save_checkpoint(algo, run, dict(state, elapsed_seconds=elapsed()))
-                state["next_checkpoint"] += training["checkpoint_every"]
+                state["next_checkpoint"] += training.checkpoint_every
         state["elapsed_seconds"] = elapsed()
         writer.close()
         save_checkpoint(algo, run, state)
@@ -351,12 +351,12 @@ def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) ->
     return report
 
 
-def _evaluate(algo: Any, config: dict[str, Any], run: RunFolder, writer: Any, steps: int, elapsed: float) -> None:
-    evaluation, env = config["evaluation"], config["env"]
+def _evaluate(algo: Any, config: RLlibConfig, run: RunFolder, writer: Any, steps: int, elapsed: float) -> None:
+    evaluation, env = config.evaluation, config.env
     agent, _, _ = policy_agent(algo, config, steps)
-    report = evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
-                      options=env["rules"], deals=evaluation["deals"], seed=evaluation["seed"],
-                      workers=evaluation["workers"])
+    report = evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
+                      options=env.rules, deals=evaluation.deals, seed=evaluation.seed,
+                      workers=evaluation.workers)
     line = {"steps": steps, "elapsed_seconds": elapsed, "opponents": report["opponents"]}
     run.record(["eval_history.jsonl"])
     with open(run.path / "eval_history.jsonl", "a") as handle:
@@ -366,24 +366,24 @@ def _evaluate(algo: Any, config: dict[str, Any], run: RunFolder, writer: Any, st
         writer.add_scalar(f"eval/{name}/diff", row["diff"], steps)
 
 
-def final_report(agent: LearnedAgent, config: dict[str, Any], run: RunFolder, steps: int) -> dict[str, Any]:
+def final_report(agent: LearnedAgent, config: RLlibConfig, run: RunFolder, steps: int) -> dict[str, Any]:
     """The arena's evaluation of the exported policy, in ``report.json``, ``report.txt`` and ``arena/``."""
-    evaluation, env, out = config["evaluation"], config["env"], run.path
+    evaluation, env, out = config.evaluation, config.env, run.path
     # Paths in the report are relative to the run folder: the report names no machine's layout.
-    report: dict[str, Any] = {"run": config["name"], "backend": "rllib", "steps": steps, "model": "model"}
-    if evaluation["final_deals"] > 0:
-        report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
-                               options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
-                               workers=evaluation["workers"]))
-        report["summary"] = [f"run {config['name']}: {steps} env steps"] + summary_lines(report)
+    report: dict[str, Any] = {"run": config.name, "backend": "rllib", "steps": steps, "model": "model"}
+    if evaluation.final_deals > 0:
+        report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
+                               options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
+                               workers=evaluation.workers))
+        report["summary"] = [f"run {config.name}: {steps} env steps"] + summary_lines(report)
         from agents.arena import write_outputs
 
         for name, result in report.pop("arena", {}).items():
             write_outputs(result, out / "arena" / name)
             run.record_tree(f"arena/{name}")
-        report["arena_reports"] = {name: f"arena/{name}" for name in evaluation["baselines"]}
+        report["arena_reports"] = {name: f"arena/{name}" for name in evaluation.baselines}
     else:
-        report["summary"] = [f"run {config['name']}: {steps} env steps (no final evaluation)"]
+        report["summary"] = [f"run {config.name}: {steps} env steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
     run.write("report.txt", "\n".join(report["summary"]) + "\n")
     return report

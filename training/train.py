@@ -21,6 +21,7 @@ The run folder (``output`` in the config) holds:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,6 @@ from agents.learned import ZIP_RULES_KEY
 from agents.sb3_models import ZIP_LAYOUT_KEY
 from commerce_env import observation as obs
 from commerce_env.files import atomic_write
-from commerce_env.rules import make_rules
 
 from .callbacks import (  # noqa: F401 - budget_progress re-exported
     AnchorToTeacher,
@@ -44,20 +44,21 @@ from .callbacks import (  # noqa: F401 - budget_progress re-exported
     budget_progress,
 )
 from .checkpoints import CHECKPOINT, STATE, export_model, policy_agent, save_checkpoint  # noqa: F401
+from .config import OpponentsSection, TrainConfig
 from .evaluation import evaluate, summary_lines
 from .run_folder import MANIFEST, RunFolder
 
 
 # -------------------------------------------------------------- the envs
-def env_kwargs(config: dict[str, Any]) -> dict[str, Any]:
+def env_kwargs(config: TrainConfig) -> dict[str, Any]:
     """Keyword arguments of :class:`commerce_env.single_agent.CommerceEnv` for this run."""
-    env, opponents, selfplay = config["env"], config["opponents"], config["selfplay"]
-    return dict(variant=env["variant"], num_players=env["num_players"], seat=env["seat"],
-                opponents=list(opponents["pool"]), opponent_weights=opponents["weights"],
-                snapshot_share=float(selfplay["snapshot_share"]), max_snapshots=selfplay["max_snapshots"],
-                features=list(env["features"]), end_when_out=env["end_when_out"],
+    env, opponents, selfplay = config.env, config.opponents, config.selfplay
+    return dict(variant=env.variant, num_players=env.num_players, seat=env.seat,
+                opponents=list(opponents.pool), opponent_weights=opponents.weights,
+                snapshot_share=float(selfplay.snapshot_share), max_snapshots=selfplay.max_snapshots,
+                features=list(env.features), end_when_out=env.end_when_out,
                 illegal_action="raise",
-                **env["rules"])
+                **env.rules)
 
 
 def _make_env(kwargs: dict[str, Any]):
@@ -72,13 +73,13 @@ def _make_env(kwargs: dict[str, Any]):
     return build
 
 
-def make_vec_env(config: dict[str, Any], seed: int):
+def make_vec_env(config: TrainConfig, seed: int):
     """``n_envs`` copies of the env in one process (``dummy``), one process each (``subproc``),
     or all in one batched engine (``batch``, :func:`training.vec_env.make_vec_env`)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    training = config["training"]
-    if training["vec_env"] == "batch":
+    training = config.training
+    if training.vec_env == "batch":
         from agents.batched import batched_agent
         from training.vec_env import first_compile_notice
         from training.vec_env import make_vec_env as batch_vec_env
@@ -89,14 +90,14 @@ def make_vec_env(config: dict[str, Any], seed: int):
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
-        vec = VecMonitor(batch_vec_env(num_envs=training["n_envs"], seed=seed, resolver=batched_agent, **kwargs))
+        vec = VecMonitor(batch_vec_env(num_envs=training.n_envs, seed=seed, resolver=batched_agent, **kwargs))
     else:
-        factories = [_make_env(env_kwargs(config)) for _ in range(training["n_envs"])]
-        vec = DummyVecEnv(factories) if training["vec_env"] == "dummy" else SubprocVecEnv(factories,
+        factories = [_make_env(env_kwargs(config)) for _ in range(training.n_envs)]
+        vec = DummyVecEnv(factories) if training.vec_env == "dummy" else SubprocVecEnv(factories,
                                                                                        start_method="spawn")
         vec.seed(seed)
         vec = VecMonitor(vec)
-    if training["episode"] == "deal":
+    if training.episode == "deal":
         from .deal_episodes import DealEpisodes  # outside the monitor, which logs whole matches
 
         vec = DealEpisodes(vec)
@@ -104,21 +105,21 @@ def make_vec_env(config: dict[str, Any], seed: int):
 
 
 # ---------------------------------------------------------------- train
-def build_model(config: dict[str, Any], vec_env: Any, out: Path):
+def build_model(config: TrainConfig, vec_env: Any, out: Path):
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
-    policy = config["policy"]
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy["activation"]]
-    kwargs = dict(net_arch=dict(pi=list(policy["net_arch"]), vf=list(policy["net_arch"])), activation_fn=activation)
-    return MaskablePPO("MlpPolicy", vec_env, seed=config["seed"], tensorboard_log=str(out / "tb"), verbose=0,
-                       device="cpu", policy_kwargs=kwargs, **config["ppo"])
+    policy = config.policy
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy.activation]
+    kwargs = dict(net_arch=dict(pi=list(policy.net_arch), vf=list(policy.net_arch)), activation_fn=activation)
+    return MaskablePPO("MlpPolicy", vec_env, seed=config.seed, tensorboard_log=str(out / "tb"), verbose=0,
+                       device="cpu", policy_kwargs=kwargs, **config.ppo.to_dict())
 
 
 CLONE = "clone"  # the run folder's imitation of pretrain.teacher (safe format)
 
 
-def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any,
+def _pretrain(model: Any, config: TrainConfig, run: RunFolder, vec_env: Any,
               state: dict[str, Any]) -> tuple[Any, Any]:
     """Imitation of the teacher (:mod:`training.pretrain`), counted in the run's time.  The clone
     is saved in ``clone/``; with ``pretrain.snapshot`` it is the league's first snapshot, and with
@@ -130,38 +131,38 @@ def _pretrain(model: Any, config: dict[str, Any], run: RunFolder, vec_env: Any,
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
     folder = export_model(model, config, run.path / CLONE, run, search=False)
-    if config["pretrain"]["opponent_weight"] > 0:
+    if config.pretrain.opponent_weight > 0:
         vec_env.close()
-        vec_env = make_vec_env(with_clone(config, run), config["seed"])
+        vec_env = make_vec_env(with_clone(config, run), config.seed)
         model.set_env(vec_env)
-    if config["pretrain"]["snapshot"] and config["selfplay"]["enabled"]:
+    if config.pretrain.snapshot and config.selfplay.enabled:
         vec_env.env_method("add_snapshot", str(folder))
         state["snapshots"].append(str(folder))
     return vec_env, demonstrations
 
 
-def _anchor(model: Any, config: dict[str, Any], demonstrations: Any) -> Any:
+def _anchor(model: Any, config: TrainConfig, demonstrations: Any) -> Any:
     """The imitation anchor of ``pretrain.anchor_*`` on ``demonstrations`` (collected again, the
     same for the seed, when a resumed run has none)."""
     from .pretrain import ImitationAnchor, demonstrations_of
 
-    section = config["pretrain"]
+    section = config.pretrain
     if demonstrations is None:
         demonstrations = demonstrations_of(config)
-    return ImitationAnchor(model.policy, demonstrations, section["anchor_kind"], section["anchor_batches"],
-                           section["batch_size"], section["anchor_learning_rate"], config["seed"])
+    return ImitationAnchor(model.policy, demonstrations, section.anchor_kind, section.anchor_batches,
+                           section.batch_size, section.anchor_learning_rate, config.seed)
 
 
-def with_clone(config: dict[str, Any], run: RunFolder) -> dict[str, Any]:
+def with_clone(config: TrainConfig, run: RunFolder) -> TrainConfig:
     """``config`` with the run's clone in the opponent pool at ``pretrain.opponent_weight``
     (relative to the pool's weights; equal weights when the pool has none)."""
-    pretraining, opponents = config["pretrain"], config["opponents"]
-    if pretraining["teacher"] is None or pretraining["opponent_weight"] <= 0:
+    pretraining, opponents = config.pretrain, config.opponents
+    if pretraining.teacher is None or pretraining.opponent_weight <= 0:
         return config
-    weights = opponents["weights"] or [1.0] * len(opponents["pool"])
-    pool = {"pool": [*opponents["pool"], f"model:{run.path / CLONE}"],
-            "weights": [*weights, pretraining["opponent_weight"]]}
-    return {**config, "opponents": pool}
+    weights = opponents.weights or [1.0] * len(opponents.pool)
+    pool = OpponentsSection(pool=[*opponents.pool, f"model:{run.path / CLONE}"],
+                            weights=[*weights, pretraining.opponent_weight])
+    return replace(config, opponents=pool)
 
 
 def _trim_history(path: Path, steps: int) -> None:
@@ -172,14 +173,14 @@ def _trim_history(path: Path, steps: int) -> None:
         atomic_write(path, "".join(line + "\n" for line in kept))
 
 
-def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
+def train(config: TrainConfig, resume: bool = False, quiet: bool = False, force: bool = False) -> dict[str, Any]:
     """Run (or resume) the training of ``config``; returns the final evaluation report.
 
     The output folder is locked for the run (a second run on it is refused).  A
     new run needs an empty folder; ``force`` first removes the files a previous
     run wrote there (and only those: :mod:`training.run_folder`).
     """
-    out = Path(config["output"])
+    out = Path(config.output)
     checkpoint = out / CHECKPOINT
     if resume and not checkpoint.is_file():
         raise ValueError(f"--resume: no checkpoint at {checkpoint}")
@@ -191,57 +192,57 @@ def train(config: dict[str, Any], resume: bool = False, quiet: bool = False, for
         return _train(config, run, resume, quiet)
 
 
-def _train(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
+def _train(config: TrainConfig, run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
     from threadpoolctl import threadpool_limits
 
     # numpy's BLAS (the network opponents' forward passes) would start a thread per core, beside
     # torch's: two runs side by side on 2 cores then spin against each other (5x fewer steps,
     # docs/training.md "Throughput").  Both get training.torch_threads.
-    with threadpool_limits(limits=config["training"]["torch_threads"], user_api="blas"):
+    with threadpool_limits(limits=config.training.torch_threads, user_api="blas"):
         return _train_limited(config, run, resume, quiet)
 
 
-def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
+def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: bool) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    torch.set_num_threads(config["training"]["torch_threads"])
+    torch.set_num_threads(config.training.torch_threads)
     out = run.path
     checkpoint = out / CHECKPOINT
-    run.write("config.yaml", yaml.safe_dump(config, sort_keys=False))
-    evaluation, training = config["evaluation"], config["training"]
+    run.write("config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    evaluation, training = config.evaluation, config.training
     demonstrations = None  # the teacher's, when pretrain made them (a resumed run collects them again)
     if resume:
         state = json.loads((out / STATE).read_text())
-        vec_env = make_vec_env(with_clone(config, run), config["seed"] + int(state["num_timesteps"]))
+        vec_env = make_vec_env(with_clone(config, run), config.seed + int(state["num_timesteps"]))
         model = MaskablePPO.load(str(checkpoint), env=vec_env, device="cpu", tensorboard_log=str(out / "tb"))
         _trim_history(out / "eval_history.jsonl", model.num_timesteps)
         for path in state["snapshots"]:
             vec_env.env_method("add_snapshot", path)
     else:
         state = {"num_timesteps": 0, "snapshots": [], "elapsed_seconds": 0.0,
-                 "next_checkpoint": training["checkpoint_every"], "next_eval": evaluation["every_steps"],
-                 "next_snapshot": config["selfplay"]["every_steps"]}
-        vec_env = make_vec_env(config, config["seed"])
+                 "next_checkpoint": training.checkpoint_every, "next_eval": evaluation.every_steps,
+                 "next_snapshot": config.selfplay.every_steps}
+        vec_env = make_vec_env(config, config.seed)
         model = build_model(config, vec_env, out)
-        if config["pretrain"]["teacher"] is not None:
+        if config.pretrain.teacher is not None:
             vec_env, demonstrations = _pretrain(model, config, run, vec_env, state)
-    env = config["env"]  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
-    setattr(model, ZIP_RULES_KEY, {"variant": env["variant"],
-                                   "rules": make_rules(env["variant"], **env["rules"]).options(),
+    env = config.env  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules
+    setattr(model, ZIP_RULES_KEY, {"variant": env.variant,
+                                   "rules": env.make_rules().options(),
                                    ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION})
     clock = RunState(state)
-    remaining = training["total_timesteps"] - model.num_timesteps
+    remaining = training.total_timesteps - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.
     callbacks = [SelfPlaySnapshots(config, run, clock), PeriodicEvaluation(config, run, clock),
                  PeriodicCheckpoint(config, run, clock),
-                 TimeBudget(training["time_limit_minutes"], clock)]
-    if training["learning_rate_schedule"] == "linear":
+                 TimeBudget(training.time_limit_minutes, clock)]
+    if training.learning_rate_schedule == "linear":
         callbacks.append(LinearLearningRate(config, run, clock))
-    if config["pretrain"]["anchor_batches"] > 0:
+    if config.pretrain.anchor_batches > 0:
         callbacks.append(AnchorToTeacher(_anchor(model, config, demonstrations)))
-    if training["progress_bar"] and not quiet:
-        callbacks.append(BudgetProgressBar(training["total_timesteps"], training["time_limit_minutes"], clock))
+    if training.progress_bar and not quiet:
+        callbacks.append(BudgetProgressBar(training.total_timesteps, training.time_limit_minutes, clock))
     try:
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
@@ -251,27 +252,27 @@ def _train_limited(config: dict[str, Any], run: RunFolder, resume: bool, quiet: 
     save_checkpoint(model, run, clock.saved())
     vec_env.close()
     export_model(model, config, out / "model", run)
-    report = final_report(model, config, run, progress=training["progress_bar"] and not quiet)
+    report = final_report(model, config, run, progress=training.progress_bar and not quiet)
     if not quiet:
         print("\n".join(report["summary"]))
     return report
 
 
-def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: bool = False) -> dict[str, Any]:
+def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool = False) -> dict[str, Any]:
     """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
 
     ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
     """
-    evaluation, env = config["evaluation"], config["env"]
+    evaluation, env = config.evaluation, config.env
     out = run.path
     agent, _, _ = policy_agent(model, config)
     # Paths in the report are relative to the run folder: the report names no machine's layout.
-    report = {"run": config["name"], "steps": int(model.num_timesteps), "model": "model"}
-    if evaluation["final_deals"] > 0:
-        report.update(evaluate(agent, evaluation["baselines"], variant=env["variant"], num_players=env["num_players"],
-                               options=env["rules"], deals=evaluation["final_deals"], seed=evaluation["seed"] + 1,
-                               workers=evaluation["workers"], progress=progress))
-        report["summary"] = [f"run {config['name']}: {report['steps']} steps"] + summary_lines(report)
+    report = {"run": config.name, "steps": int(model.num_timesteps), "model": "model"}
+    if evaluation.final_deals > 0:
+        report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
+                               options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
+                               workers=evaluation.workers, progress=progress))
+        report["summary"] = [f"run {config.name}: {report['steps']} steps"] + summary_lines(report)
         arena = report.pop("arena", {})
         if arena:
             from agents.arena import write_outputs
@@ -281,7 +282,7 @@ def final_report(model: Any, config: dict[str, Any], run: RunFolder, progress: b
                 run.record_tree(f"arena/{name}")
             report["arena_reports"] = {name: f"arena/{name}" for name in arena}
     else:
-        report["summary"] = [f"run {config['name']}: {report['steps']} steps (no final evaluation)"]
+        report["summary"] = [f"run {config.name}: {report['steps']} steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
     run.write("report.txt", "\n".join(report["summary"]) + "\n")
     return report
