@@ -57,8 +57,8 @@ def section(cls: type[Section]) -> Any:
 
 
 # ---------------------------------------------------------------- checks of one value
-def is_int(value: Any, minimum: int | None = None) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and (minimum is None or value >= minimum)
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def is_number(value: Any) -> bool:
@@ -117,11 +117,6 @@ def fail(source: str, key: str, value: Any, expected: str) -> None:
     if isinstance(value, str) and _looks_numeric(value):
         hint = " (YAML reads a number like 1e-3 as text: write 1.0e-3)"
     raise ValueError(f"{source}: bad value {value!r} for {key!r}; expected {expected}{hint}")
-
-
-def require(ok: bool, key: str, value: Any, expected: str, source: str) -> None:
-    if not ok:
-        fail(source, key, value, expected)
 
 
 def _looks_numeric(text: str) -> bool:
