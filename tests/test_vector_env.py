@@ -24,9 +24,9 @@ from commerce_env.features import HandStrength  # noqa: E402
 from commerce_env.observation import LAYOUT_VERSION, encode, observation_size  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine
-from training.vec_env import make_vec_env  # noqa: E402
 from commerce_env.vector.features import BatchHandStrength  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
+from training.vec_env import make_vec_env  # noqa: E402
 
 OPTIONS = {"trade_barter": [{}, {"preset": "peel"}], "widow": [{}, {"allow_pass": False}],
            "my_ship_sails": [{}], "old_game": [{}], "pool": [{"deck_size": 32}]}
@@ -149,7 +149,7 @@ def _play(env, steps, rng):
 @pytest.mark.parametrize("variant, options", [("trade_barter", {"preset": "foster"}), ("widow", {}),
                                               ("pool", {"reward": "outcome"}), ("my_ship_sails", {})])
 def test_vec_env_pays_the_learner_its_own_match_returns(variant, options):
-    # The learner's rewards over an episode add up to its seat's match return (R4.5, DESIGN.md rewards).
+    # The learner's rewards over an episode add up to its seat's match return (R4.5, R12 reward).
     env = make_vec_env(variant, 4, 8, opponents=["greedy", "random"], seed=3, resolver=batched_agent,
                        features=["hand_strength"], **options)
     obs = env.reset()
