@@ -167,3 +167,53 @@ def test_a_cleanrl_style_ppo_loop_trains_on_it():
         assert torch.isfinite(loss)
     assert any(not torch.equal(a, b) for a, b in zip(before, actor.parameters(), strict=True))
     assert returns_seen and all(np.isfinite(returns_seen))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_next_step_autoreset_returns_the_last_observation_then_restarts(variant):
+    # Gymnasium's default mode: the final observation itself, then a step that restarts the game.
+    env = CommerceVectorEnv(6, variant, 3, opponents=["greedy"], seed=4, autoreset_mode="next_step")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs, _ = env.reset()
+    rng = np.random.default_rng(2)
+    episode, restarting, ended = np.zeros(6), np.zeros(6, bool), 0
+    for _ in range(200):
+        obs, rewards, terminations, _, infos = env.step(masked_random(obs, rng))
+        assert (rewards[restarting] == 0).all() and not terminations[restarting].any()  # R4.3: nothing lost
+        assert (obs["action_mask"][restarting].sum(axis=1) > 0).all()  # the new episode's first decision
+        episode += rewards
+        for g in np.flatnonzero(terminations):
+            assert infos["_returns"][g] and infos["returns"][g] == pytest.approx(episode[g])
+            assert not obs["action_mask"][g].any()  # its last observation: nobody acts
+            episode[g] = 0.0
+            ended += 1
+        restarting = terminations.copy()
+    assert ended > 0
+
+
+def test_gymnasiums_vector_observation_wrappers_take_the_next_step_mode():
+    from gymnasium.wrappers.vector import FlattenObservation
+
+    env = FlattenObservation(gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=4, opponents=["greedy"],
+                                                autoreset_mode="next_step"))
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (4, 27 + env.env.single_observation_space["observation"].shape[0])
+    mask = obs[:, :27]  # the dict's keys in order: action_mask, then observation
+    env.step((np.random.default_rng(0).random(mask.shape) * mask).argmax(axis=1))
+
+
+@pytest.mark.parametrize("mode", ["same_step", "next_step"])
+def test_an_illegal_action_can_end_the_episode_instead_of_raising(mode):
+    # The single-agent env's convention (PettingZoo's): the episode ends, reward -1; other games play on.
+    env = CommerceVectorEnv(3, "trade_barter", 3, seed=0, illegal_action="terminate", autoreset_mode=mode)
+    obs, _ = env.reset()
+    actions = masked_random(obs, np.random.default_rng(0))
+    actions[1] = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+    obs, rewards, terminations, _, infos = env.step(actions)
+    assert terminations[1] and rewards[1] == -1.0
+    returns = infos["final_info"]["returns"] if mode == "same_step" else infos["returns"]
+    assert returns[1] == -1.0
+    with pytest.raises(ValueError, match="illegal_action"):
+        CommerceVectorEnv(3, illegal_action="ignore")
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        CommerceVectorEnv(3, autoreset_mode="sometimes")

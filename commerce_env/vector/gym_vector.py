@@ -16,15 +16,20 @@ AEC env's layout batched: the mask travels with the observation, so a rollout bu
 stores observations stores the masks a masked policy needs at update time, and after an
 autoreset the mask is the new episode's.  ``action_masks()`` gives the same masks as bool.
 
-Autoreset is Gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``): when a
-game's match ends, ``step`` returns the first observation of its next episode, with the
-final one in ``infos["final_obs"]`` and the learner's match return in
+Autoreset is Gymnasium's ``SAME_STEP`` mode by default (``metadata["autoreset_mode"]``):
+when a game's match ends, ``step`` returns the first observation of its next episode, with
+the final one in ``infos["final_obs"]`` and the learner's match return in
 ``infos["final_info"]["returns"]`` (each with its ``_`` mask).  This is the contract a
-CleanRL-style loop assumes (``next_done`` marks the boundary; no step to skip).
+CleanRL-style loop assumes (``next_done`` marks the boundary; no step to skip).  With
+``autoreset_mode="next_step"`` (Gymnasium's own default, which its vector observation
+wrappers and TorchRL expect) ``step`` returns the final observation itself, the return in
+``infos["returns"]``, and the next ``step`` restarts that game, ignoring its action (reward 0).
 
 A learner action that is not legal raises ``ValueError`` naming the game (a masked
-policy never takes one); actions are integers, or floats that are whole action numbers
-(:func:`action_numbers`).  No stable_baselines3 or torch is needed: the SB3 ``VecEnv``
+policy never takes one); with ``illegal_action="terminate"`` it ends that game's episode
+instead, with reward -1, as the single-agent env does by default (PettingZoo's convention,
+for tools that probe an env with unmasked random actions).  Actions are integers, or floats
+that are whole action numbers (:func:`action_numbers`).  No stable_baselines3 or torch is needed: the SB3 ``VecEnv``
 is an adapter over this class in :mod:`training.vec_env`.
 """
 
@@ -48,6 +53,8 @@ from .features import batch_feature_builders, with_features
 
 BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
 MAX_REDEALS = 1000
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+ILLEGAL_REWARD = -1.0  # the single-agent env's (PettingZoo's TerminateIllegalWrapper convention)
 
 
 def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
@@ -104,7 +111,18 @@ class CommerceVectorEnv(VectorEnv):
                  opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
                  resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
+                 illegal_action: str = "raise", autoreset_mode: str | AutoresetMode = "same_step",
                  **options: Any):
+        try:
+            mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, AutoresetMode) else {
+                "same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}[autoreset_mode]
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"bad autoreset_mode {autoreset_mode!r}; choose same_step or next_step") from None
+        if mode not in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP):
+            raise ValueError(f"bad autoreset_mode {autoreset_mode!r}; choose same_step or next_step")
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         rules = make_rules(variant, **options)
@@ -123,6 +141,7 @@ class CommerceVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.engine = BatchEngine(variant, num_players, num_envs, seed=seed or 0, rules=rules)
         self.resolver = resolver
+        self.illegal_action = illegal_action
         # The pool's entries resolved to batched policies, once; the pool chooses among them.
         self.opponent_pool = OpponentPool([self._resolve(spec) for spec in specs.entries], specs.weights,
                                           specs.snapshot_share, specs.max_snapshots)
@@ -151,6 +170,7 @@ class CommerceVectorEnv(VectorEnv):
         self._carry = np.zeros(num_envs, dtype=np.float64)
         self._fresh = np.zeros(num_envs, dtype=np.bool_)  # the learner has not decided yet in this match
         self._started = False
+        self._pending = np.zeros(num_envs, dtype=np.bool_)  # next_step: episodes ended, restarted by the next step
 
     def _resolve(self, spec: Any) -> Any:
         if hasattr(spec, "act_batch"):
@@ -258,30 +278,44 @@ class CommerceVectorEnv(VectorEnv):
         return {"observation": self.observation_vectors(), "action_mask": self.action_masks().astype(np.int8)}
 
     # ----------------------------------------------------------------- the core step, shared with SB3's adapter
-    def play(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The learner's ``actions`` in every game, then the opponents up to its next decision.
+    def play(self, actions: Any, restart: bool = True,
+             waiting: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The learner's ``actions`` in every game (but the ``waiting`` ones, whose episode ended
+        and which have not restarted yet), then the opponents up to its next decision.
 
         Returns the rewards, where the episode ended, whether each game's deal ended with it,
-        and for the ended games (indices) their final observation vectors; those games are
-        already restarted.  Raises ``ValueError`` for a bad or illegal action, changing nothing."""
+        and for the ended games (indices) their final observation vectors; with ``restart``
+        those games are restarted at once.  Raises ``ValueError`` for a bad or illegal action,
+        changing nothing."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         chosen = action_numbers(actions, self.num_envs)
         engine = self.engine
         deals = engine.deals_dealt
-        engine.step(chosen)
+        skip = np.zeros(self.num_envs, dtype=np.bool_) if waiting is None else waiting
+        illegal = np.zeros(self.num_envs, dtype=np.bool_)
+        if self.illegal_action == "terminate":  # those games' episodes end unplayed, paying -1
+            inside = (chosen >= 0) & (chosen < NUM_ACTIONS)
+            illegal = ~inside
+            illegal[inside] = ~self.action_masks()[inside, chosen[inside]]
+            illegal &= ~skip
+        idle = illegal | skip
+        engine.step(np.where(idle, 0, chosen), where=~idle if idle.any() else None)
         self._fresh[:] = False
         rewards = engine.rewards[self._all, self.seats] + self._carry
         self._carry[:] = 0.0
         rewards += self._play_opponents()[0]
-        dones = self._finished()
+        rewards[illegal] = ILLEGAL_REWARD
+        rewards[skip] = 0.0
+        dones = (self._finished() | illegal) & ~skip
         deal_ended = engine.deals_dealt != deals
         finished = np.flatnonzero(dones)
         final = (self.observation_vectors(finished) if finished.size
                  else np.zeros((0, self.observation_size), np.float32))
         self.final_returns = engine.returns()[finished, self.seats[finished]] if finished.size else np.zeros(0)
+        self.final_returns[illegal[finished]] = ILLEGAL_REWARD  # a match given up by an illegal action
         self.final_seats = self.seats[finished].copy()
-        if finished.size:
+        if finished.size and restart:
             self._start(finished)
         return rewards, dones, deal_ended, finished, final
 
@@ -296,12 +330,15 @@ class CommerceVectorEnv(VectorEnv):
             self._rng = np.random.default_rng(seed)
         self._episodes[:] = 0
         self._carry[:] = 0.0
+        self._pending[:] = False
         self._started = True
         self._start(self._all)
         return self._observations(), {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool)}
 
     def step(self, actions: Any):
         """``(observations, rewards, terminations, truncations, infos)``, arrays of length ``num_envs``."""
+        if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
+            return self._step_next(actions)
         rewards, dones, deal_ended, finished, final = self.play(actions)
         seat_after = self.seats.copy()
         infos: dict[str, Any] = {"seat": seat_after, "_seat": np.ones(self.num_envs, bool),
@@ -321,6 +358,22 @@ class CommerceVectorEnv(VectorEnv):
             infos["_final_info"] = dones.copy()
         truncations = np.zeros(self.num_envs, dtype=np.bool_)
         return self._observations(), rewards, dones, truncations, infos
+
+    def _step_next(self, actions: Any):
+        """Gymnasium's ``NEXT_STEP`` autoreset: an episode's last observation now, its restart next step."""
+        waiting = self._pending.copy()
+        rewards, dones, deal_ended, finished, _ = self.play(actions, restart=False, waiting=waiting)
+        if waiting.any():  # restarted now: their first observation, reward 0 (what a reset paid comes later)
+            self._start(np.flatnonzero(waiting))
+        self._pending = dones.copy()
+        returns = np.zeros(self.num_envs)
+        returns[finished] = self.final_returns
+        infos: dict[str, Any] = {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool),
+                                 "deal_ended": deal_ended & ~dones & ~waiting, "_deal_ended": ~dones & ~waiting,
+                                 "returns": returns, "_returns": dones.copy()}
+        observations = self._observations()
+        observations["action_mask"][dones] = 0  # nobody acts at an episode's end
+        return observations, rewards, dones, np.zeros(self.num_envs, dtype=np.bool_), infos
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
