@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from commerce_env import odds
 from commerce_env.cards import RANK_PIPS
 from commerce_env.engine.actions import (
     BUY_HORSE,
@@ -43,7 +42,11 @@ from commerce_env.engine.base import (
     WIDOW_CHOICE,
     Game,
 )
-from commerce_env.odds import (
+from commerce_env.view import SeatView
+
+from . import odds
+from .base import Agent
+from .odds import (
     TRIPLES,
     all_keys,
     exchange_outlook,
@@ -51,9 +54,6 @@ from commerce_env.odds import (
     life_shares,
     life_value,
 )
-from commerce_env.view import SeatView
-
-from .base import Agent
 
 _PIPS = np.array(RANK_PIPS, dtype=np.int64)
 Value = Callable[[Sequence[int]], int]

@@ -18,9 +18,9 @@ import numpy as np
 
 from agents.base import Agent
 from agents.heuristics import TRIPLES, Value, _given_cards, quantile_key, value_function, worst_slot
+from agents.odds import sorted_keys as _sorted_keys
 from commerce_env.engine import actions
 from commerce_env.engine.base import HORSE, LAST_EXCHANGE, REPLY, STAND_CHOICE, WIDOW_CHOICE, Game
-from commerce_env.odds import sorted_keys as _sorted_keys
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from agents.heuristics import ExpectedValueAgent
+from agents.odds import WinModel, exchange_outlook, finished_seats
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import EXCHANGE
-from commerce_env.odds import WinModel, exchange_outlook, finished_seats
 from commerce_env.rules import make_rules
 from commerce_env.view import seat_view
 

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from commerce_env import odds
+from agents import odds
 from commerce_env.engine import new_game
 from commerce_env.rules import make_rules
 from commerce_env.view import seat_view

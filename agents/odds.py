@@ -3,7 +3,7 @@
 :class:`WinModel` is the chance that a hand is the best (or the worst) at the
 table given a seat's view; :func:`showdown_score` weighs it by what is at
 stake in pool commerce (R9.3, R9.5).  ``expected_value`` and ``search``
-(:mod:`agents.heuristics`) choose by them.
+(:mod:`agents.heuristics`) choose by them: agent reasoning, so it lives with the agents.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .engine.actions import EXCHANGE, KNOCK
-from .engine.base import SHOW, Game
-from .view import SeatView
+from commerce_env.engine.actions import EXCHANGE, KNOCK
+from commerce_env.engine.base import SHOW, Game
+from commerce_env.view import SeatView
 
 TRIPLES = np.array(list(combinations(range(52), 3)), dtype=np.intp)  # all 22,100 hands
 
