@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from . import observation as obs
+from .hands import category_index
 from .rules import Rules
 
 
@@ -62,7 +63,7 @@ class HandStrength:
         key = int(self.keys(hand[0:1], hand[1:2], hand[2:3])[0])
         q = float(self.percentile[key])
         out[0], out[1] = q, q ** self.opponents
-        category = (5 if key >= 100 else int(key > 0)) if self.ship else key // 1000
+        category = (5 if key >= 100 else int(key > 0)) if self.ship else category_index(key)
         out[2 + category] = 1.0
         slots = vector[self.table_at:self.table_at + 51].reshape(3, 17)
         table = [int(np.argmax(s[:13])) * 4 + int(np.argmax(s[13:])) for s in slots if s.any()]

@@ -83,6 +83,13 @@ def hand_keys(cards: np.ndarray, flush: bool, pair: bool) -> np.ndarray:
     return key
 
 
+def category_index(key):
+    """The index in :data:`CATEGORIES` of a hand key's category (R2): a key is
+    ``category * 1000 + tie-break``.  Plain arithmetic on ints or numpy arrays, so that the
+    batched kernels compile this very function (commerce_env.vector.hands)."""
+    return key // 1000
+
+
 def table_index(a, b, c):
     """The index of the ordered cards ``(a, b, c)`` in :func:`key_array`'s table (ints or arrays)."""
     return a * 2704 + b * 52 + c
@@ -166,7 +173,7 @@ class HandValue:
     @property
     def category(self) -> str:
         """``tricon``, ``sequence``, ``flush``, ``pair``, ``point`` or ``none``."""
-        return CATEGORIES[self.key // 1000]
+        return CATEGORIES[category_index(self.key)]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HandValue) and self.key == other.key

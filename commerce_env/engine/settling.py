@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..hands import CATEGORIES, hand_key, key_array, key_list, keys_of
+from ..hands import CATEGORIES, category_index, hand_key, key_array, key_list, keys_of
 from ..options import UNTIL_OUT
 from .phases import OVER, SHOW
 from .settlement import Showdown, best_hands, divide, worst_hand
@@ -80,7 +80,7 @@ class Settling:
 
     def category(self, value: int) -> str:
         """The R2 category of a hand value (My Ship Sails overrides with R7.4)."""
-        return CATEGORIES[value // 1000]
+        return CATEGORIES[category_index(value)]
 
     def _settle(self, values: list[int]) -> None:
         """Hook: the variant's payments at the showdown."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..hands import CATEGORIES, category_index
 from ..options import FOSTER_COMBINATIONS, Variant, register
 from .actions import CONTINUE, EXCHANGE, GIVE, KNOCK, OFFER, READY_MONEY, STAND
 from .base import ACT, REPLY, STAND_CHOICE, Game
@@ -12,7 +13,23 @@ _ACT_WITH_STOCK = [KNOCK] + [READY_MONEY + i for i in _SLOTS] + _OFFERS
 _ACT_NO_STOCK = [KNOCK] + _OFFERS
 _REPLY = [KNOCK] + [GIVE + i for i in _SLOTS]
 _STAND_CHOICE = [STAND, CONTINUE]
-_COMBINATIONS_WITH_PENALTY = {"tricon", "sequence", "flush", "pair"}
+_NO_COMBINATION = CATEGORIES.index("none")
+# R5.8 (peel): by category index, whether a dealer holding it pays (a tricon, sequence, flush or pair).
+_PENALISED = tuple(category in ("tricon", "sequence", "flush", "pair") for category in CATEGORIES)
+
+
+# R5.8 in two functions of hand values, which the batched kernels compile as they are
+# (commerce_env.vector.variants.trade_barter): one statement of the rule for both engines.
+def foster_pays_all(dealer_value: int, winner_value: int) -> bool:
+    """R5.8 (Foster): a losing dealer whose hand is of the winner's category (a combination,
+    not none) pays every other player; otherwise he pays the winners."""
+    category = category_index(dealer_value)
+    return category == category_index(winner_value) and category != _NO_COMBINATION
+
+
+def peel_penalised(dealer_value: int) -> bool:
+    """R5.8 (peel): only a dealer holding a tricon, sequence, flush or pair pays."""
+    return _PENALISED[category_index(dealer_value)]
 
 
 class TradeBarter(Game):
@@ -73,14 +90,10 @@ class TradeBarter(Game):
         if mode == "foster":
             if dealer in winners:
                 return
-            category = values[dealer] // 1000
-            same = category == values[winners[0]] // 1000 and category != 0  # 0: none
-            for seat in others if same else winners:
+            for seat in others if foster_pays_all(values[dealer], values[winners[0]]) else winners:
                 self._transfer(dealer, seat)
         elif mode in ("peel_each", "peel_better"):
-            from ..hands import CATEGORIES
-
-            if CATEGORIES[values[dealer] // 1000] not in _COMBINATIONS_WITH_PENALTY:
+            if not peel_penalised(values[dealer]):
                 return
             better = [s for s in others if values[s] > values[dealer]]
             if better:

@@ -15,6 +15,7 @@ from numba import njit
 
 from ..engine import ENGINES
 from ..features import HandStrength
+from ..hands import category_index
 from ..rules import Rules
 from .kernels import triple_index
 
@@ -44,7 +45,7 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
         if ship:
             category = 5 if key >= 100 else (1 if key > 0 else 0)
         else:
-            category = key // 1000
+            category = category_index(key)
         out[r, 2 + category] = 1.0
         tables = 0
         for s in range(3):

@@ -23,9 +23,17 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from ..engine.trade_barter import foster_pays_all, peel_penalised
+from ..hands import category_index
 from ..hands import table_index as _table_index
 from ..rules import variant_info
+
+# R2's categories and R5.8 as the readable engine states them: compiled where the kernels call them.
+register_jitable(category_index)
+register_jitable(foster_pays_all)
+register_jitable(peel_penalised)
 
 # --------------------------------------------------------------- parameters
 # Each variant's kernel code, as its engine module declares it (commerce_env.options.Variant.kernel).
@@ -575,9 +583,7 @@ def dealer_pays(st, g, p):
     if mode == PAYS_FOSTER:
         if st[g, _f(p, dealer, S_WINNER)]:
             return
-        category = value // 1000
-        same = category == st[g, _f(p, _winner(st, g, p, 0), S_VALUE)] // 1000 and category != 0
-        if same:
+        if foster_pays_all(value, st[g, _f(p, _winner(st, g, p, 0), S_VALUE)]):
             for i in range(m):
                 s = _order(st, g, p, i)
                 if s != dealer:
@@ -586,7 +592,7 @@ def dealer_pays(st, g, p):
             for k in range(st[g, G_WINNERS]):
                 _transfer(st, g, p, dealer, _winner(st, g, p, k))
     elif mode == PAYS_EACH or mode == PAYS_BETTER:
-        if value // 1000 < 2:  # only a tricon, sequence, flush or pair is penalised
+        if not peel_penalised(value):
             return
         better = 0
         for i in range(m):
