@@ -222,3 +222,10 @@ def test_a_switch_on_a_variant_name_would_be_found():
         assert len(_variant_switches(ast.parse(code))) == 1, code
     for code in ('x = TITLES["widow"]', 'if variant in VARIANTS_WITH_LIVES: pass', 'z = name == "greedy"'):
         assert _variant_switches(ast.parse(code)) == [], code
+
+
+def test_the_commerce_command_finds_its_subcommands_without_naming_other_packages():
+    # Each package registers its subcommands as entry points (pyproject.toml); the dispatcher in
+    # training/ names none of the packages beside or above it, not even as a string for importlib.
+    text = (ROOT / "training" / "cli.py").read_text()
+    assert not [name for name in ("benchmarks", "commerce_web", "importlib.import_module") if name in text]

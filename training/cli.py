@@ -1,27 +1,23 @@
 """The ``commerce`` command.
 
-Subcommands are registered by the modules that own them: each module listed
-in :data:`COMMAND_MODULES` has ``register(subparsers)`` adding its parsers
-with ``set_defaults(func=...)``; ``func(args)`` returns the exit code.
-Modules are imported lazily, only the one that owns the command given, so
-that ``commerce --help`` stays fast; every other command still appears in the
+Subcommands are registered by the packages that own them, through the
+``commerce_rl.commands`` entry points: each names a ``register(subparsers)``
+adding its parsers with ``set_defaults(func=...)``; ``func(args)`` returns the
+exit code.  Only the module of the command given is imported, so that
+``commerce --help`` stays fast; every other command still appears in the
 parser (from :data:`COMMAND_HELP`), so usage and errors list them all.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import random
 import sys
+from typing import Any
 
-# module -> the subcommands it provides (kept here so --help needs no imports)
-COMMAND_MODULES = {
-    "agents.cli": ("play", "arena"),
-    "training.commands": ("train", "demo", "export"),
-    "benchmarks.__main__": ("bench",),
-    "commerce_web.commands": ("replay", "serve"),
-}
+# The subcommands come from the `commerce_rl.commands` entry points (pyproject.toml): each package
+# registers its own, so this module imports none of the packages beside or above it.
+COMMANDS_GROUP = "commerce_rl.commands"
 COMMAND_HELP = {
     "play": "play in the terminal against agents",
     "arena": "agents against each other on duplicate deals",
@@ -32,6 +28,15 @@ COMMAND_HELP = {
     "replay": "draw a saved game (commerce arena --save-games) as a GIF or MP4",
     "serve": "the web table: play in the browser against agents and models, watch replays",
 }
+
+
+def command_entry_points() -> dict[str, Any]:
+    """The subcommands installed packages offer, by name, in the order of :data:`COMMAND_HELP`."""
+    from importlib.metadata import entry_points
+
+    found = {entry.name: entry for entry in entry_points(group=COMMANDS_GROUP)}
+    return {name: found[name] for name in sorted(found, key=lambda n: (list(COMMAND_HELP).index(n)
+                                                                     if n in COMMAND_HELP else len(COMMAND_HELP), n))}
 
 
 def version() -> str:
@@ -96,18 +101,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_type, default=0, help="the deal's seed")
     p.set_defaults(func=random_deal)
     wanted = (argv or [None])[0]
-    for module_name, commands in COMMAND_MODULES.items():
-        if wanted in commands:
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as error:
-                if not (error.name and module_name.startswith(error.name)):
-                    raise
-            else:
-                module.register(sub)
-                continue
-        for command in commands:  # listed in usage, help and errors; built only when asked for
-            sub.add_parser(command, help=COMMAND_HELP.get(command, ""), add_help=False)
+    entries = command_entry_points()
+    if wanted in entries:  # its module registers all of its commands (agents.cli: play and arena)
+        try:
+            register = entries[wanted].load()
+        except ModuleNotFoundError as error:  # its extra is not installed: listed below, refused by its stub
+            if not (error.name and entries[wanted].module.startswith(error.name)):
+                raise
+        else:
+            register(sub)
+    for name in entries:  # the others: listed in usage, help and errors; built only when asked for
+        if name not in sub.choices:
+            sub.add_parser(name, help=COMMAND_HELP.get(name, ""), add_help=False)
     return parser
 
 
