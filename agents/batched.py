@@ -29,7 +29,7 @@ from numba import njit
 
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
-from commerce_env.vector import kernels as K
+from commerce_env.vector import access
 
 from .base import Agent
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_choice
@@ -55,32 +55,31 @@ KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
 @njit(cache=True, error_model="numpy")
-def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, barters, masks, earned, fresh,
-                   redealt, end_when_out):
-    """Compiled opponents (random, greedy) move in every game until the learner's turn, the match's
-    end (with ``end_when_out``, also the learner's: ``K.finished_for``), or an opponent that is not
-    compiled; ``earned`` gets the learner's rewards meanwhile.  A ``fresh`` match (the learner has
-    not decided yet) that ends is dealt again at once, with a new dealer, the same seats and
-    opponents (``redealt``; its ``earned`` starts afresh)."""
+def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barters, earned, fresh, redealt,
+                   end_when_out):
+    """Compiled opponents (random, greedy) move in every game of ``state`` (a
+    :class:`commerce_env.vector.access.KernelState`) until the learner's turn, the match's end (with
+    ``end_when_out``, also the learner's: ``finished_for``), or an opponent that is not compiled;
+    ``earned`` gets the learner's rewards meanwhile.  A ``fresh`` match (the learner has not decided
+    yet) that ends is dealt again at once, with a new dealer, the same seats and opponents
+    (``redealt``; its ``earned`` starts afresh)."""
+    rows, params, keys, masks = state  # once: see commerce_env.vector.access
     pack = np.empty(52, np.int64)
-    n = p[K.P_N]
-    rewards = p[K.P_REW_AT]
-    hands, table = p[K.P_HANDS], p[K.P_TABLE_AT]
-    for g in range(st.shape[0]):
+    n = access.num_players(params)
+    for g in range(len(seats)):
         redeals = 0
         while True:
-            if st[g, K.G_OVER] or (end_when_out and seats[g] >= 0 and K.finished_for(st, g, p, seats[g])):
+            if access.is_over(rows, g) or (end_when_out and seats[g] >= 0
+                                           and access.finished_for(rows, g, params, seats[g])):
                 if not fresh[g] or redeals >= 1000:
                     break
                 redeals += 1
-                K.start_match(st, g, p, keys, K.random_below(st, g, n), pack)  # R4.5: no decision, deal again
-                K.legal_mask(st, g, p, masks)
+                dealer = access.random_below(rows, g, n)  # R4.5: no decision, deal again
+                access.start_match(rows, g, params, keys, masks, dealer, pack)
                 redealt[g] = True
-                earned[g] = st[g, rewards + seats[g]] / K.REWARD_UNIT
-                for s in range(n):
-                    st[g, rewards + s] = 0
+                earned[g] = access.take_reward(rows, g, params, seats[g])
                 continue
-            seat = st[g, K.G_TO_ACT]
+            seat = access.to_act(rows, g)
             if seat == seats[g]:
                 break
             k = assigned[g, seat]
@@ -89,35 +88,32 @@ def _play_compiled(st, p, keys, pips, ship, seats, assigned, kinds, thresholds, 
                 break
             if kind == KIND_RANDOM:
                 count = 0
-                for a in range(K.NUM_ACTIONS):
+                for a in range(NUM_ACTIONS):
                     count += masks[g, a]
-                pick = K.random_below(st, g, count)
+                pick = access.random_below(rows, g, count)
                 action = 0
-                for a in range(K.NUM_ACTIONS):
+                for a in range(NUM_ACTIONS):
                     if masks[g, a]:
                         if pick == 0:
                             action = a
                             break
                         pick -= 1
             else:
-                at = hands + 3 * seat
-                action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
-                                       st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
-                                       ship, barters[k])
-            K.apply_action(st, g, p, keys, pack, action)
-            K.legal_mask(st, g, p, masks)
-            earned[g] += st[g, rewards + seats[g]] / K.REWARD_UNIT
-            for s in range(n):
-                st[g, rewards + s] = 0
+                c0, c1, c2 = access.hand(rows, g, params, seat)
+                t0, t1, t2 = access.table(rows, g, params)
+                action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips,
+                                       thresholds[k], ship, barters[k])
+            access.apply_action(rows, g, params, keys, masks, pack, action)
+            earned[g] += access.take_reward(rows, g, params, seats[g])
+        access.drop_rewards(rows, g, params)  # the opponents' rewards are nobody's
 
 
 def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.ndarray, earned: np.ndarray,
                   fresh: np.ndarray, redealt: np.ndarray, end_when_out: bool = False) -> None:
     """Run :func:`_play_compiled` on ``engine``: ``specs[k]`` is ``(kind, threshold, barter)`` of
     opponent ``k`` (kind -1: not compiled).  Consumes the engine's pending rewards."""
-    _play_compiled(engine._st, engine.params, engine.keys, PIPS, flush_ends_deal(engine), seats, assigned, specs[:, 0],
-                   specs[:, 1], specs[:, 2].astype(np.bool_), engine._masks, earned, fresh, redealt,
-                   bool(end_when_out))
+    _play_compiled(engine.kernel_state(), PIPS, flush_ends_deal(engine), seats, assigned, specs[:, 0], specs[:, 1],
+                   specs[:, 2].astype(np.bool_), earned, fresh, redealt, bool(end_when_out))
 
 
 class BatchedRandom(BatchedAgent):

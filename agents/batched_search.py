@@ -31,8 +31,7 @@ from numba import njit
 
 from commerce_env.engine.base import Game
 from commerce_env.rules import UNTIL_OUT, Rules
-from commerce_env.vector import BatchEngine
-from commerce_env.vector import kernels as K  # noqa: N812 - the kernels' names read as K.G_PHASE
+from commerce_env.vector import BatchEngine, access
 from commerce_env.view import SeatView
 
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
@@ -43,23 +42,22 @@ MAX_ROWS = 8192  # rollouts played at once: at most some 40 MB of rows with 12 p
 
 
 @njit(cache=True, error_model="numpy")
-def _greedy_to_deal_end(st, p, keys, pips, ship, thresholds, barters, masks, games, max_actions):
-    """Every player of each of ``games`` follows the greedy policy (``thresholds[k]``,
-    ``barters[k]``) until its deal is over: the match over, the next deal awaited, or the
-    horse offered (R9.4, which comes after the deal's payments)."""
+def _greedy_to_deal_end(state, pips, ship, thresholds, barters, games, max_actions):
+    """Every player of each of ``games`` (in ``state``, a :class:`commerce_env.vector.access.KernelState`)
+    follows the greedy policy (``thresholds[k]``, ``barters[k]``) until its deal is over: the match
+    over, the next deal awaited, or the horse offered (R9.4, which comes after the deal's payments)."""
+    rows, params, keys, masks = state  # once: see commerce_env.vector.access
     pack = np.empty(52, np.int64)
-    hands, table = p[K.P_HANDS], p[K.P_TABLE_AT]
     for k in range(len(games)):
         g = games[k]
         for _ in range(max_actions):
-            if st[g, K.G_OVER] or st[g, K.G_AWAITING] or st[g, K.G_PHASE] == K.HORSE:
+            if access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE:
                 break
-            at = hands + 3 * st[g, K.G_TO_ACT]
-            action = greedy_choice(st[g, at], st[g, at + 1], st[g, at + 2], st[g, table], st[g, table + 1],
-                                   st[g, table + 2], st[g, K.G_PHASE], masks, g, keys, pips, thresholds[k],
+            c0, c1, c2 = access.hand(rows, g, params, access.to_act(rows, g))
+            t0, t1, t2 = access.table(rows, g, params)
+            action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips, thresholds[k],
                                    ship, barters[k])
-            K.apply_action(st, g, p, keys, pack, action)
-            K.legal_mask(st, g, p, masks)
+            access.apply_action(rows, g, params, keys, masks, pack, action)
 
 
 @dataclass
@@ -154,9 +152,9 @@ class BatchedRollouts:
         actions = np.zeros(engine.num_games, np.int64)
         actions[:total] = first
         engine.step(actions, where=np.arange(engine.num_games) < total)
-        _greedy_to_deal_end(engine._st, engine.params, engine.keys, PIPS, flush_ends_deal(engine), thresholds, barters,
-                            engine._masks, rows, MAX_ACTIONS)
-        counters, money, pool = engine.counters(), engine._field(K.S_MONEY), engine.pool
+        _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), thresholds, barters, rows,
+                            MAX_ACTIONS)
+        counters, money, pool = engine.counters(), engine.money(), engine.pool
         out, at = [], 0
         for decision, size in zip(decisions, sizes, strict=True):
             view, seat = decision.view, decision.view.seat

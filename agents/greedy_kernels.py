@@ -1,7 +1,8 @@
 """The greedy policy compiled (numba): the twin of :func:`agents.heuristics.greedy_choice`.
 
 It reads one seat's hand, the face-up table, the phase and the legal actions of
-a :class:`commerce_env.vector.BatchEngine` row, and picks the action
+a game of a :class:`commerce_env.vector.BatchEngine` (as :mod:`commerce_env.vector.access` gives
+them), and picks the action
 ``greedy_choice`` picks on the same state (tests/test_vector_env.py compares
 them).  The batched greedy opponents (:mod:`agents.batched`) and the search's
 batched rollouts (:mod:`agents.batched_search`) both play it; it imports no
@@ -14,7 +15,23 @@ import numpy as np
 from numba import njit
 
 from commerce_env.cards import RANK_PIPS
-from commerce_env.vector import kernels as K  # noqa: N812 - the kernels' names read as K.KNOCK
+from commerce_env.engine.actions import (
+    BUY_HORSE,
+    CONTINUE,
+    DECLINE,
+    EXCHANGE,
+    GIVE,
+    KEEP_HAND,
+    KNOCK,
+    NUM_ACTIONS,
+    OFFER,
+    PASS,
+    READY_MONEY,
+    STAND,
+    TAKE_WIDOW,
+)
+from commerce_env.hands import table_index  # compiled as it is (commerce_env.vector registers it)
+from commerce_env.vector.access import HORSE, LAST_EXCHANGE, REPLY, STAND_CHOICE, WIDOW_CHOICE
 
 PIPS = np.asarray(RANK_PIPS, dtype=np.int64)  # the pips of each rank, for keep_score
 
@@ -51,45 +68,45 @@ def worst_slot(a, b, c, ship, pips):
 def greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, ship, barter):
     """``agents.heuristics.greedy_choice`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``;
     ``ship``: the variant's ``flush_ends_deal`` (R7.4's values)."""
-    if phase == K.WIDOW_CHOICE:  # R6.2: judge the face-up widow
-        return K.TAKE_WIDOW if keys[K.triple_index(t0, t1, t2)] >= threshold else K.KEEP_HAND
-    if phase == K.HORSE:
-        return K.BUY_HORSE
-    value = keys[K.triple_index(a, b, c)]
+    if phase == WIDOW_CHOICE:  # R6.2: judge the face-up widow
+        return TAKE_WIDOW if keys[table_index(t0, t1, t2)] >= threshold else KEEP_HAND
+    if phase == HORSE:
+        return BUY_HORSE
+    value = keys[table_index(a, b, c)]
     strong = value >= threshold
-    if phase == K.STAND_CHOICE:
-        return K.STAND if strong else K.CONTINUE
-    if phase == K.REPLY:
-        if masks[r, K.KNOCK] and strong:
-            return K.KNOCK
-        return K.GIVE + worst_slot(a, b, c, ship, pips)
-    if masks[r, K.DECLINE]:  # R7.2
-        return K.DECLINE if strong else K.OFFER + worst_slot(a, b, c, True, pips)
-    if masks[r, K.OFFER]:  # R5.3-R5.4
+    if phase == STAND_CHOICE:
+        return STAND if strong else CONTINUE
+    if phase == REPLY:
+        if masks[r, KNOCK] and strong:
+            return KNOCK
+        return GIVE + worst_slot(a, b, c, ship, pips)
+    if masks[r, DECLINE]:  # R7.2
+        return DECLINE if strong else OFFER + worst_slot(a, b, c, True, pips)
+    if masks[r, OFFER]:  # R5.3-R5.4
         if strong:
-            return K.KNOCK
+            return KNOCK
         slot = worst_slot(a, b, c, False, pips)
-        return K.READY_MONEY + slot if masks[r, K.READY_MONEY] and not barter else K.OFFER + slot
+        return READY_MONEY + slot if masks[r, READY_MONEY] and not barter else OFFER + slot
     # exchanges with a face-up table (R6.3, R8.2, R8.3)
-    stop = K.KNOCK if masks[r, K.KNOCK] else K.STAND
-    if strong and phase != K.LAST_EXCHANGE:
+    stop = KNOCK if masks[r, KNOCK] else STAND
+    if strong and phase != LAST_EXCHANGE:
         return stop
     best, best_value = -1, -1
-    for action in range(K.EXCHANGE, K.NUM_ACTIONS):
+    for action in range(EXCHANGE, NUM_ACTIONS):
         if not masks[r, action]:
             continue
-        own, slot = (action - K.EXCHANGE) // 3, (action - K.EXCHANGE) % 3
+        own, slot = (action - EXCHANGE) // 3, (action - EXCHANGE) % 3
         t = t0 if slot == 0 else (t1 if slot == 1 else t2)
         x = t if own == 0 else a
         y = t if own == 1 else b
         z = t if own == 2 else c
-        v = keys[K.triple_index(x, y, z)]
+        v = keys[table_index(x, y, z)]
         if v > best_value:
             best, best_value = action, v
     if best_value > value:
         return best
-    if masks[r, K.PASS] and (phase == K.LAST_EXCHANGE or masks[r, K.KNOCK]):  # R6.3's pass lets a turn go
-        return K.PASS
+    if masks[r, PASS] and (phase == LAST_EXCHANGE or masks[r, KNOCK]):  # R6.3's pass lets a turn go
+        return PASS
     return stop
 
 

@@ -27,7 +27,7 @@ from agents.search import SearchAgent, rollout  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
-from commerce_env.vector import kernels as K  # noqa: E402, N812
+from commerce_env.vector import row as K  # noqa: E402, N812 - the row's names read as K.G_RNG
 from commerce_env.view import seat_view  # noqa: E402
 
 PACKS = 8

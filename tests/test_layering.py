@@ -185,8 +185,9 @@ def test_a_write_to_a_dict_would_be_found():
 
 
 # Variant behaviour lives in the variant's engine class (commerce_env/engine) or in rules.py's
-# tables of options; the batched engine's kernels are that engine again, one branch per variant code.
-VARIANT_HOMES = ("commerce_env.engine", "commerce_env.rules", "commerce_env.vector.kernels")
+# tables of options; the batched engine's variant modules are that engine again, and its hooks
+# switch on the variant's code there (commerce_env/vector/variants).
+VARIANT_HOMES = ("commerce_env.engine", "commerce_env.rules", "commerce_env.vector.variants")
 KERNEL_CODES = frozenset({"V_TRADE_BARTER", "V_WIDOW", "V_SHIP", "V_OLD", "V_POOL"})
 
 

@@ -16,10 +16,9 @@ from commerce_env.rules import DEFAULTS, OPTIONS, PRESET_VARIANTS, VARIANTS, VAR
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = set(VARIANTS)
 # Where naming variants one by one is the point: each engine module declares its own (and nothing
-# else); the batched kernels switch on them; the independent reference and the rule scenarios test them.
+# else); the independent reference and the rule scenarios test them.
 ALLOWED = {
     *(f"commerce_env/engine/{name}.py" for name in VARIANTS),
-    "commerce_env/vector/kernels.py",
     "tests/reference.py",
     *(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_rules_*.py")),
     "tests/test_variant_registry.py",
@@ -87,9 +86,9 @@ def test_kernel_codes_are_the_declared_ones():
     from commerce_env.vector import BatchEngine
 
     for name, info in registered().items():
-        from commerce_env.vector import kernels
+        from commerce_env.vector import row
 
-        assert BatchEngine(name, 3, 1).params[kernels.P_VARIANT] == info.kernel
+        assert BatchEngine(name, 3, 1).params[row.P_VARIANT] == info.kernel
 
 
 def test_unknown_variants_and_bad_declarations_are_named():

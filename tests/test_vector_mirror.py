@@ -9,11 +9,14 @@ modules that define them; agents reach the batched engine through its public API
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
 
 from commerce_env.engine import phases
+from commerce_env.observation import layout
+from commerce_env.rules import VARIANTS, variant_info
 
 pytest.importorskip("numba")
 
@@ -46,6 +49,24 @@ def _assigned_literals(tree: ast.AST) -> dict[str, int]:
     return found
 
 
+def test_no_file_of_the_installed_packages_is_over_500_lines():
+    too_long = {str(p.relative_to(ROOT)): lines for package in INSTALLED for p in _modules(ROOT / package)
+                if (lines := len(p.read_text().splitlines())) > 500}
+    assert too_long == {}
+
+
+def test_action_phase_and_observation_numbers_are_not_declared_again_in_the_batched_engine():
+    # engine/actions.py and engine/phases.py name the actions and phases; observation.layout() places
+    # the sections: the kernels import or derive them, never write the numbers down again.
+    again = {}
+    for path in _modules(VECTOR):
+        names = _assigned_literals(ast.parse(path.read_text()))
+        clash = sorted(n for n in names if n in ACTION_NAMES or n in PHASE_NAMES or n.startswith("O_"))
+        if clash:
+            again[str(path.relative_to(ROOT))] = clash
+    assert again == {}
+
+
 def test_no_hand_category_is_read_from_the_number_of_a_key():
     # R2's categories are hands.CATEGORIES, read from a key by hands.category_index alone: a rule on
     # categories (R5.8) asks that function in both engines instead of relying on the order of CATEGORIES.
@@ -59,3 +80,74 @@ def test_no_hand_category_is_read_from_the_number_of_a_key():
                         and isinstance(node.right, ast.Constant) and node.right.value == 1000):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def test_the_observation_encoder_places_each_section_where_the_layout_says():
+    from commerce_env.vector import observation as encoder
+
+    for name, start, _ in layout(4):
+        assert getattr(encoder, f"O_{name.upper()}") == start, name
+
+
+def test_the_row_is_declared_once_and_its_sections_tile_it():
+    from commerce_env.vector import row
+
+    for prefix, names in (("G_", [n for n, _ in row.GAME_FIELDS]), ("S_", [n for n, _ in row.SEAT_FIELDS]),
+                          ("B_", row.MEMORY_SETS), ("P_", row.PARAMS)):
+        for index, name in enumerate(names):
+            assert getattr(row, prefix + name.upper()) == index, name
+    for n, decks in ((2, 0), (4, 3), (12, 1)):
+        offsets = row.layout_params(n, decks)
+        widths = row.section_widths(n, decks)
+        at = row.NUM_GS
+        for name, _, _ in row.SECTIONS:
+            assert offsets[getattr(row, f"P_{name.upper()}_AT")] == at, name
+            at += widths[name]
+        assert offsets[row.P_WIDTH] == at
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_each_variant_has_its_kernel_module_beside_its_engine_module(name):
+    # commerce_env/engine/<name>.py and commerce_env/vector/variants/<name>.py: the same variant.
+    kernel = importlib.import_module(f"commerce_env.vector.variants.{name}")
+    assert kernel.VARIANT is variant_info(name)
+
+
+def test_agents_use_only_the_public_api_of_the_batched_engine():
+    # BatchEngine's state and kernels are private: agents use its methods, kernel_state() and
+    # commerce_env.vector.access inside compiled loops.
+    private = {"_st", "_masks", "_field", "_section", "params"}
+    found = []
+    for path in _modules(ROOT / "agents"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}")
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("commerce_env.vector"):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{a.name}" for a in node.names
+                          if not _public(node.module, a.name)]
+    assert found == []
+
+
+PUBLIC_VECTOR = {("commerce_env.vector", "BatchEngine"), ("commerce_env.vector", "access"),
+                 ("commerce_env.vector.features", "batch_feature_builders"),
+                 ("commerce_env.vector.features", "with_features")}
+
+
+def _public(module: str, name: str) -> bool:
+    """Whether ``from module import name`` takes a public name of the batched engine."""
+    return module == "commerce_env.vector.access" or (module, name) in PUBLIC_VECTOR
+
+
+def test_a_private_read_of_the_batched_engine_would_be_found():
+    tree = ast.parse("x = engine._st[0]\nfrom commerce_env.vector import kernels as K\n")
+    attributes = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
+    imports = [(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+    assert "_st" in attributes and not _public(*imports[0])
+
+
+def test_compiled_loops_read_phases_as_the_engine_numbers_them():
+    # The phase column holds an index into engine/phases.py's PHASES; access names each one.
+    from commerce_env.vector import access
+
+    assert [getattr(access, phase.upper()) for phase in phases.PHASES] == list(range(len(phases.PHASES)))

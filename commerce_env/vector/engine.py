@@ -8,7 +8,7 @@ tests/test_vector_engine.py checks step by step.
 A finished game stays finished (``over``, ``current_player`` -1, an all-zero
 mask) until it is restarted: :meth:`reset` restarts all games,
 :meth:`reset_games` some of them.  Auto-reset is the vector env's job
-(:mod:`.vec_env`), so that nothing of one match can leak into the next
+(:mod:`.gym_vector`), so that nothing of one match can leak into the next
 without the caller asking for it.
 """
 
@@ -23,12 +23,41 @@ from ..cards import make_pack, parse_pack
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..observation import observation_size
-from ..rules import UNTIL_OUT, Rules, make_rules, variant_info
+from ..rules import Rules, make_rules
 from . import kernels as K
+from .access import KernelState
+from .row import (
+    B_DISCARDED,
+    G_AWAITING,
+    G_DEALER,
+    G_DEALS_DEALT,
+    G_DEALS_PLAYED,
+    G_DISCARDS,
+    G_NUM_DECKS,
+    G_OVER,
+    G_PHASE,
+    G_POOL,
+    G_RNG,
+    G_STOCK,
+    G_TO_ACT,
+    MEMORY_SETS,
+    NUM_PS,
+    P_DECKS_AT,
+    P_DISCARDS_AT,
+    P_HANDS_AT,
+    P_MEMORY_AT,
+    P_REWARDS_AT,
+    P_SEATS_AT,
+    P_STOCK_AT,
+    P_TABLE_AT,
+    P_WIDTH,
+    REWARD_UNIT,
+    S_COUNTERS,
+    S_MONEY,
+    layout_params,
+    rule_params,
+)
 
-_TIE_CODES = {"dealer": K.TIE_DEALER, "eldest": K.TIE_ELDEST, "split": K.TIE_SPLIT}
-_PAYS_CODES = {"foster": K.PAYS_FOSTER, "peel_each": K.PAYS_EACH, "peel_better": K.PAYS_BETTER,
-               "none": K.PAYS_NONE}
 _FULL_PACKS = {size: list(make_pack(size)) for size in (32, 52)}
 
 
@@ -39,31 +68,6 @@ def _pack_row(pack: Any, size: int) -> Any:
             and sorted(pack) == _FULL_PACKS[size]:
         return pack
     return parse_pack(pack, size)
-
-
-def rule_params(rules: Rules, num_players: int) -> np.ndarray:
-    """The rules as the kernels' parameter vector (see :mod:`.kernels`)."""
-    p = np.zeros(K.NUM_PARAMS, dtype=np.int64)
-    engine = ENGINES[rules.variant]  # the variant's flags
-    p[K.P_VARIANT] = variant_info(rules.variant).kernel  # the code its engine module declares
-    p[K.P_N] = num_players
-    p[K.P_TIE] = _TIE_CODES[rules.tie_break]
-    p[K.P_DISCARD_BOTTOM] = rules.discard == "bottom"
-    p[K.P_STAND_AFTER] = bool(rules.stand_after_trade)
-    p[K.P_DEALER_PAYS] = _PAYS_CODES[rules.dealer_pays]
-    p[K.P_ALLOW_PASS] = bool(rules.allow_pass)
-    p[K.P_WHISKEY] = rules.match_end == "whiskey"
-    p[K.P_DEALS] = K.UNTIL_OUT if rules.deals == UNTIL_OUT else rules.deals
-    p[K.P_MAX_ROUNDS] = rules.max_rounds
-    p[K.P_ENTRY] = rules.entry
-    p[K.P_PAYOUT] = rules.payout
-    p[K.P_HORSE_PRICE] = rules.horse_price
-    p[K.P_DECK] = rules.deck_size
-    p[K.P_OUTCOME] = rules.reward == "outcome"
-    p[K.P_LIVES] = rules.has_lives
-    p[K.P_ANTES] = engine.antes  # R4.2; R8.4, R9.2: no ante
-    p[K.P_TABLE] = engine.has_table  # R1.5
-    return p
 
 
 class BatchEngine:
@@ -99,14 +103,13 @@ class BatchEngine:
         self.obs_size = observation_size(n)
         if not isinstance(wait_for_packs, bool):
             raise ValueError(f"wait_for_packs must be True or False, got {wait_for_packs!r}")
-        self.params = rule_params(rules, n)
+        self.params = rule_params(rules, n, wait_for_packs)  # the kernels' parameters (row.PARAMS)
         self.plays_for_money = engine.plays_for_money  # R9: rewards count money
         self.keys = engine.value_table(rules.combinations).astype(np.int32)  # R2, or R7.4's values
-        self.params[K.P_WAIT] = wait_for_packs
         self.wait_for_packs = wait_for_packs
         seeds = np.random.SeedSequence(seed).generate_state(g, dtype=np.uint64).view(np.int64)
         self._layout(0)
-        self._st[:, K.G_RNG] = seeds
+        self._st[:, G_RNG] = seeds
         self._masks = np.zeros((g, NUM_ACTIONS), dtype=np.int8)
         self._rewards = np.zeros((g, n), dtype=np.float64)
         self._all = np.arange(g, dtype=np.int64)
@@ -114,10 +117,10 @@ class BatchEngine:
 
     def _layout(self, num_decks: int) -> None:
         """(Re)size the rows for ``num_decks`` given packs per game, keeping the state."""
-        for key, value in K.layout_params(self.num_players, num_decks).items():
+        for key, value in layout_params(self.num_players, num_decks).items():
             self.params[key] = value
         old = getattr(self, "_st", None)
-        self._st = np.zeros((self.num_games, int(self.params[K.P_WIDTH])), dtype=np.int64)
+        self._st = np.zeros((self.num_games, int(self.params[P_WIDTH])), dtype=np.int64)
         if old is not None:
             width = min(old.shape[1], self._st.shape[1])
             self._st[:, :width] = old[:, :width]
@@ -139,8 +142,8 @@ class BatchEngine:
         most = max((len(p) for p in parsed), default=0)
         if most > self.num_decks:
             self._layout(most)
-        at = int(self.params[K.P_DECKS_AT])
-        counts = self._st[:, K.G_NUM_DECKS].copy()
+        at = int(self.params[P_DECKS_AT])
+        counts = self._st[:, G_NUM_DECKS].copy()
         for g, packs in zip(games, parsed, strict=True):
             counts[g] = len(packs)
             if packs:
@@ -176,9 +179,9 @@ class BatchEngine:
         if decks is not None:
             counts = self._parse_decks(decks, games)
         else:
-            counts = self._st[:, K.G_NUM_DECKS].copy()
+            counts = self._st[:, G_NUM_DECKS].copy()
             counts[games] = 0
-        self._st[:, K.G_NUM_DECKS] = counts
+        self._st[:, G_NUM_DECKS] = counts
         self._rewards[games] = 0.0
         K.reset_games(self._st, self.params, self.keys, games, dealers, self._masks, self._rewards)
         self._started = True
@@ -254,9 +257,9 @@ class BatchEngine:
         rows = np.array([game_row(game, offsets, knowledge) for game in distinct], dtype=np.int64)
         places = places.astype(np.int64)
         if len(places):
-            rng = self._st[places, K.G_RNG]
+            rng = self._st[places, G_RNG]
             self._st[places] = rows[[seen[id(game)] for game in games]]
-            self._st[places, K.G_RNG] = rng
+            self._st[places, G_RNG] = rng
         self._rewards[places] = 0.0
         refresh_masks(self._st, self.params, places, self._masks)
         self._started = True
@@ -294,7 +297,7 @@ class BatchEngine:
     @property
     def current_player(self) -> np.ndarray:
         """The seat to act in each game, -1 where the match is over (or waits for a pack)."""
-        return self._st[:, K.G_TO_ACT].copy()
+        return self._st[:, G_TO_ACT].copy()
 
     @property
     def action_mask(self) -> np.ndarray:
@@ -308,23 +311,23 @@ class BatchEngine:
 
     @property
     def over(self) -> np.ndarray:
-        return self._st[:, K.G_OVER] == 1
+        return self._st[:, G_OVER] == 1
 
     @property
     def awaiting_pack(self) -> np.ndarray:
         """Where a game waits for :meth:`supply_packs` (only with ``wait_for_packs``)."""
-        return self._st[:, K.G_AWAITING] == 1
+        return self._st[:, G_AWAITING] == 1
 
     @property
     def deals_played(self) -> np.ndarray:
         """Each match's deals so far that count toward `deals` (R4.5), as ``Game.deals_played``."""
-        return self._st[:, K.G_DEALS_PLAYED].copy()
+        return self._st[:, G_DEALS_PLAYED].copy()
 
     @property
     def deals_dealt(self) -> np.ndarray:
         """Each match's deals dealt so far, settled-at-once ones included (R7.3): the index of
         the pack its next deal takes."""
-        return self._st[:, K.G_DEALS_DEALT].copy()
+        return self._st[:, G_DEALS_DEALT].copy()
 
     def _section(self, offset: int, width: int) -> np.ndarray:
         at = int(self.params[offset])
@@ -332,14 +335,14 @@ class BatchEngine:
 
     def _field(self, field: int) -> np.ndarray:
         """``(num_games, num_players)`` view of one per-seat field."""
-        at = int(self.params[K.P_PS])
-        return self._st[:, at:at + self.num_players * K.NUM_PS].reshape(
-            self.num_games, self.num_players, K.NUM_PS)[:, :, field]
+        at = int(self.params[P_SEATS_AT])
+        return self._st[:, at:at + self.num_players * NUM_PS].reshape(
+            self.num_games, self.num_players, NUM_PS)[:, :, field]
 
     def returns(self) -> np.ndarray:
         """Each match's total rewards so far, by seat."""
         n = self.num_players
-        return self._section(K.P_REW_AT, 2 * n)[:, n:] / K.REWARD_UNIT
+        return self._section(P_REWARDS_AT, 2 * n)[:, n:] / REWARD_UNIT
 
     def finished_for(self, seats: int | Sequence[int] | np.ndarray) -> np.ndarray:
         """``(num_games,)`` bool: the readable engine's ``Game.finished_for`` for each game's seat
@@ -380,45 +383,58 @@ class BatchEngine:
         K.known_games(self._st, self.params, games, seats, out)
         return out
 
+    def kernel_state(self) -> KernelState:
+        """The engine's arrays for a compiled (numba) loop that reads and moves the games through
+        :mod:`commerce_env.vector.access` (shared, not copied; see there).  Take it again after a
+        call that may resize the rows (``reset`` or ``load_games`` with more packs)."""
+        self._require_started()
+        return KernelState(self._st, self.params, self.keys, self._masks)
+
     # Views for batched agents, features and tests (read-only by convention).
     @property
     def hands(self) -> np.ndarray:
         """``(num_games, num_players, 3)`` sorted hands, -1 for a seat dealt nothing."""
-        return self._section(K.P_HANDS, 3 * self.num_players).reshape(self.num_games, self.num_players, 3)
+        return self._section(P_HANDS_AT, 3 * self.num_players).reshape(self.num_games, self.num_players, 3)
 
     @property
     def table(self) -> np.ndarray:
         """``(num_games, 3)`` face-up table or widow, -1 in variants without one."""
-        return self._section(K.P_TABLE_AT, 3)
+        return self._section(P_TABLE_AT, 3)
 
     @property
     def phase(self) -> np.ndarray:
         """The phase of each game, an index into ``commerce_env.engine.base.PHASES``."""
-        return self._st[:, K.G_PHASE]
+        return self._st[:, G_PHASE]
 
     @property
     def pool(self) -> np.ndarray:
-        return self._st[:, K.G_POOL]
+        return self._st[:, G_POOL]
 
     @property
     def dealer(self) -> np.ndarray:
-        return self._st[:, K.G_DEALER]
+        return self._st[:, G_DEALER]
 
     @property
     def stock_size(self) -> np.ndarray:
-        return self._st[:, K.G_STOCK]
+        return self._st[:, G_STOCK]
 
     def balances(self) -> np.ndarray:
         """``(num_games, num_players)``: counters, or money in pool commerce (R4.1)."""
-        return self._field(K.S_MONEY if self.plays_for_money else K.S_COUNTERS).copy()
+        return self._field(S_MONEY if self.plays_for_money else S_COUNTERS).copy()
 
     def counters(self) -> np.ndarray:
-        return self._field(K.S_COUNTERS).copy()
+        """``(num_games, num_players)``: counters (lives where the variant keeps them, R4.1)."""
+        return self._field(S_COUNTERS).copy()
+
+    def money(self) -> np.ndarray:
+        """``(num_games, num_players)``: money apart from lives (pool commerce, R9; zero elsewhere)."""
+        return self._field(S_MONEY).copy()
 
     def discarded_bits(self) -> np.ndarray:
         """``(num_games, num_players)`` int64 bit sets of each seat's own discards (R11)."""
-        return self._section(K.P_BITS_AT, 3 * self.num_players).reshape(
-            self.num_games, self.num_players, 3)[:, :, K.B_DISCARDED]
+        sets = len(MEMORY_SETS)
+        return self._section(P_MEMORY_AT, sets * self.num_players).reshape(
+            self.num_games, self.num_players, sets)[:, :, B_DISCARDED]
 
     def card_places(self, game: int) -> dict[int, str]:
         """Every card of one game and where it is (for invariant checks); a card in two places raises."""
@@ -436,9 +452,9 @@ class BatchEngine:
         for c in self.table[game]:
             if c >= 0:
                 put(int(c), "table")
-        for c in self._section(K.P_STOCK_AT, 52)[game, :self._st[game, K.G_STOCK]]:
+        for c in self._section(P_STOCK_AT, 52)[game, :self._st[game, G_STOCK]]:
             put(int(c), "stock")
-        for c in self._section(K.P_DISC_AT, 52)[game, :self._st[game, K.G_DISCARDS]]:
+        for c in self._section(P_DISCARDS_AT, 52)[game, :self._st[game, G_DISCARDS]]:
             put(int(c), "discards")
         return places
 

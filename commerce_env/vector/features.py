@@ -15,9 +15,8 @@ from numba import njit
 
 from ..engine import ENGINES
 from ..features import HandStrength
-from ..hands import category_index
 from ..rules import Rules
-from .kernels import triple_index
+from .hands import category_index, table_index  # R2's functions, compiled as they are
 
 
 @njit(cache=True, error_model="numpy")
@@ -38,7 +37,7 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
         if count != 3:
             continue
         a, b, c = hand[0], hand[1], hand[2]
-        key = keys[triple_index(a, b, c)]
+        key = keys[table_index(a, b, c)]
         q = np.float64(percentile[key])
         out[r, 0] = q
         out[r, 1] = math.pow(q, opponents)
@@ -79,11 +78,11 @@ def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_a
             if n:
                 total = 0.0
                 for k in range(n):
-                    total += percentile[keys[triple_index(ka, kb, unseen[k])]]
+                    total += percentile[keys[table_index(ka, kb, unseen[k])]]
                 out[r, 8 + i] = total / n
             if tables == 3:
                 for j in range(3):
-                    out[r, 11 + 3 * i + j] = percentile[keys[triple_index(ka, kb, table[j])]]
+                    out[r, 11 + 3 * i + j] = percentile[keys[table_index(ka, kb, table[j])]]
 
 
 class BatchHandStrength:

@@ -3,7 +3,7 @@
 Search plays on from states it did not start: the worlds it samples
 (``SeatView.sample_world``) are readable :class:`~commerce_env.engine.base.Game`
 objects, mid-deal and mid-match.  :func:`game_row` writes one such state into
-the layout of :mod:`.kernels` (the same fields under the kernels' names), so
+the layout of :mod:`.row` (the same fields under the row's names), so
 that the batched engine continues it exactly as the readable engine would
 (tests/test_batched_search.py steps both side by side).
 """
@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from numba import njit
-
 from ..engine.base import PHASES, Game
 from ..knowledge import deal_memory, public_places, seat_record
-from . import kernels as K  # noqa: N812 - the kernels' names read as K.G_PHASE, as in engine.py
+from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
+from .game import legal_mask
 
 _PHASE_CODES = {phase: code for code, phase in enumerate(PHASES)}
 
@@ -53,7 +52,7 @@ def _order(game: Game) -> list[int]:
 
 
 def game_row(game: Game, params: Sequence[int], knowledge: bool = True) -> list[int]:
-    """``game``'s state as one row of the kernels' layout ``params`` (a list: read often).  The row's random
+    """``game``'s state as one row of the layout ``params`` (:mod:`.row`) (a list: read often).  The row's random
     generator (``G_RNG``) is left 0: the caller keeps the engine's own.  With ``knowledge``
     False, what the seats remember (their gifts and discards, R11, and where they know cards to
     be) is left empty: the rows then play on exactly, but observations lack those memories."""
@@ -84,7 +83,7 @@ def game_row(game: Game, params: Sequence[int], knowledge: bool = True) -> list[
     counters, money, out, last_kind = game.counters, game.money, game.out, game.last_kind
     paid = game._paid  # the balances at the last payment of rewards (counter rewards)
     position = {s: i for i, s in enumerate(order)}
-    base = p[K.P_PS]
+    base = p[K.P_SEATS_AT]
     for s in range(n):
         at = base + s * K.NUM_PS
         row[at + K.S_COUNTERS] = counters[s]
@@ -100,16 +99,16 @@ def game_row(game: Game, params: Sequence[int], knowledge: bool = True) -> list[
         row[base + i * K.NUM_PS + K.S_ORDER] = s
     for i, s in enumerate(last_turns):
         row[base + i * K.NUM_PS + K.S_LAST_TURNS] = s
-    at = p[K.P_HANDS]
+    at = p[K.P_HANDS_AT]
     for s, hand in enumerate(game.hands):
         row[at + 3 * s:at + 3 * s + 3] = sorted(hand) if hand else (-1, -1, -1)
     at = p[K.P_TABLE_AT]
     row[at:at + 3] = game.table if game.table else (-1, -1, -1)
     at = p[K.P_STOCK_AT]
     row[at:at + len(game.stock)] = game.stock  # the top card last, in both engines
-    at = p[K.P_DISC_AT]
+    at = p[K.P_DISCARDS_AT]
     row[at:at + len(game.discards)] = game.discards
-    at = p[K.P_REW_AT]
+    at = p[K.P_REWARDS_AT]
     for s in range(n):
         row[at + s] = round(game.pending_rewards[s] * K.REWARD_UNIT)
         row[at + n + s] = round(game.total_rewards[s] * K.REWARD_UNIT)
@@ -125,21 +124,22 @@ def _write_knowledge(game: Game, row: list[int], p: Sequence[int]) -> None:
     """Each seat's memory of the deal (R11) from the record: the cards it gave left or right
     and discarded, and where it knows the other players' cards to be."""
     n = game.num_players
-    bits, known = p[K.P_BITS_AT], p[K.P_KNOWN_AT]
+    bits, known = p[K.P_MEMORY_AT], p[K.P_KNOWN_AT]
+    sets = len(K.MEMORY_SETS)
     for seat in range(n):
         gave, discarded = deal_memory(game, seat)
         left = game.left_of(seat) if seat in game.position else -1
         for card, to in gave:
-            row[bits + 3 * seat + (K.B_GAVE_LEFT if to == left else K.B_GAVE_RIGHT)] |= 1 << card
+            row[bits + sets * seat + (K.B_GAVE_LEFT if to == left else K.B_GAVE_RIGHT)] |= 1 << card
         for card in discarded:
-            row[bits + 3 * seat + K.B_DISCARDED] |= 1 << card
+            row[bits + sets * seat + K.B_DISCARDED] |= 1 << card
         deal = seat_record(game, seat, game.deal_start - 1)
         for card, holder in public_places(deal, seat).items():
             row[known + seat * n + holder] |= 1 << card  # cards are 0..51: any int64 holds the bits
 
 
-@njit(cache=True, error_model="numpy")
+@K.kernel
 def refresh_masks(st, p, games, masks):
     """The legal-action rows of ``games`` after their state was written from outside."""
     for k in range(len(games)):
-        K.legal_mask(st, games[k], p, masks)
+        legal_mask(st, games[k], p, masks)
