@@ -64,7 +64,7 @@ def lockstep_states(variant, options, n, games, seed, steps=60):
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("quantile, barter", [(0.6, False), (0.3, True), (0.9, False)])
 def test_batched_greedy_picks_what_greedy_agent_picks(variant, quantile, barter):
-    for options in OPTIONS[variant]:
+    for options in OPTIONS.get(variant, [{}]):
         agent = BatchedGreedy(quantile=quantile, barter=barter)
         for engine, refs, live in lockstep_states(variant, options, 4, 6, f"greedy-{variant}-{quantile}"):
             games = np.flatnonzero(live)
@@ -77,7 +77,7 @@ def test_batched_greedy_picks_what_greedy_agent_picks(variant, quantile, barter)
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_batched_hand_strength_equals_hand_strength(variant):
-    for options in OPTIONS[variant]:
+    for options in OPTIONS.get(variant, [{}]):
         rules = make_rules(variant, **options)
         one, batch = HandStrength(rules, 4), BatchHandStrength(rules, 4)
         checked = 0
