@@ -29,7 +29,7 @@ from numba import njit
 
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
-from commerce_env.vector import access
+from commerce_env.vector import UniformRandom, access
 
 from .base import Agent
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_choice
@@ -116,21 +116,15 @@ def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.nda
                    specs[:, 2].astype(np.bool_), earned, fresh, redealt, bool(end_when_out))
 
 
-class BatchedRandom(BatchedAgent):
-    """Uniform over the legal actions."""
+class BatchedRandom(UniformRandom, BatchedAgent):
+    """The vector env's uniform random policy (:class:`commerce_env.vector.gym_vector.UniformRandom`,
+    the batched twin of :class:`commerce_env.policies.RandomPolicy`), able to move inside the compiled
+    opponent loop as well."""
 
-    name = "random"
     play_compiled = staticmethod(play_compiled)
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
 
     def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
         return (KIND_RANDOM, 0, 0)
-
-    def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        masks = engine.action_mask[games]
-        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
 
 
 class BatchedGreedy(BatchedAgent):

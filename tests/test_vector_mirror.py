@@ -130,6 +130,7 @@ def test_agents_use_only_the_public_api_of_the_batched_engine():
 
 
 PUBLIC_VECTOR = {("commerce_env.vector", "BatchEngine"), ("commerce_env.vector", "access"),
+                 ("commerce_env.vector", "UniformRandom"),
                  ("commerce_env.vector.features", "batch_feature_builders"),
                  ("commerce_env.vector.features", "with_features")}
 

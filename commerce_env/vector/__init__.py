@@ -8,6 +8,6 @@ this package.  See docs/architecture.md, and docs/performance.md.
 from __future__ import annotations
 
 from .engine import BatchEngine
-from .gym_vector import CommerceVectorEnv, action_numbers
+from .gym_vector import CommerceVectorEnv, UniformRandom, action_numbers
 
-__all__ = ["BatchEngine", "CommerceVectorEnv", "action_numbers"]
+__all__ = ["BatchEngine", "CommerceVectorEnv", "UniformRandom", "action_numbers"]

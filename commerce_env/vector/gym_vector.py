@@ -82,7 +82,8 @@ def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
 
 
 class UniformRandom:
-    """The one opponent known without a resolver: uniform over the mask."""
+    """Uniform over the mask: the batched twin of :class:`commerce_env.policies.RandomPolicy`, and the one
+    opponent known without a resolver."""
 
     name = "random"
 
