@@ -31,15 +31,18 @@ def normalize_combinations(combinations: Iterable[str] | str | None) -> frozense
     """The set of counted combinations; tricon, sequence and point always count (R2)."""
     if combinations is None:
         return _ALL_COMBINATIONS
-    if isinstance(combinations, str):
-        combinations = combinations.replace(",", " ").split()
+    text = combinations if isinstance(combinations, str) else None
+    if text is not None:
+        combinations = text.replace(",", " ").split()
     try:
-        names = [str(name).strip().lower() for name in combinations]
+        given = list(combinations)
     except TypeError:
         raise TypeError(f"combinations must be a list of names, got {combinations!r}") from None
-    for name in names:
-        if name not in COMBINATIONS:
-            raise ValueError(f"unknown combination {name!r}; choose from {', '.join(COMBINATIONS)}")
+    names = [str(name).strip().lower() for name in given]
+    for name, as_given in zip(names, given, strict=True):
+        if name not in COMBINATIONS:  # named as the caller wrote it, and the text it was in
+            where = "" if text is None else f" in {text!r}"
+            raise ValueError(f"unknown combination {as_given!r}{where}; choose from {', '.join(COMBINATIONS)}")
     return frozenset(names) | ALWAYS_COUNTED
 
 
