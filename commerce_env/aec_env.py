@@ -43,12 +43,11 @@ from .cards import CARDS
 from .engine import IllegalActionError, new_game
 from .engine.actions import NUM_ACTIONS, BadActionError, action_from_text, describe_action
 from .engine.base import Game
-from .env_arguments import check_config, checked_seed, reset_decks, reset_options
+from .env_arguments import check_config, checked_illegal_action, checked_seed, reset_decks, reset_options
 from .rules import resolve_rules
 from .view import SeatView, seat_view
 
 RESET_OPTIONS = ("deck", "decks", "dealer")
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -67,10 +66,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi, rgb_array or None")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from raise, terminate")
         self.render_mode = render_mode
-        self.illegal_action = illegal_action
+        self.illegal_action = checked_illegal_action(illegal_action)
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}

@@ -9,6 +9,17 @@ from typing import Any
 
 import numpy as np
 
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
+
+
+def checked_illegal_action(mode: Any) -> str:
+    """An env's ``illegal_action``: ``"raise"``, or ``"terminate"`` (the episode ends, reward
+    :data:`ILLEGAL_REWARD`); anything else is a ``ValueError`` naming it."""
+    if mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"bad illegal_action {mode!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+    return mode
+
 
 def checked_seed(seed: Any) -> int | None:
     """A reset's ``seed`` as a Python int: integers, numpy's included (as Gymnasium takes them);

@@ -66,7 +66,14 @@ from . import observation as obs
 from .engine import new_game
 from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
-from .env_arguments import check_config, checked_seed, reset_decks, reset_options
+from .env_arguments import (
+    ILLEGAL_REWARD,
+    check_config,
+    checked_illegal_action,
+    checked_seed,
+    reset_decks,
+    reset_options,
+)
 from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
@@ -76,8 +83,6 @@ from .view import public_text, seat_view
 ENV_ID = GYM_ENV_ID
 SEAT_MODES = ("rotate", "random")
 RESET_OPTIONS = ("deck", "decks", "dealer", "seat")
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
-ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
 MAX_REDEALS = 1000  # reset gives up if the learner never gets a decision
 
 
@@ -99,8 +104,7 @@ class CommerceEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human, rgb_array or None")
         self._check_seat(seat, num_players)
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+        checked_illegal_action(illegal_action)
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         default = opponents is None  # uniform random players, one per seat: no resolver needed

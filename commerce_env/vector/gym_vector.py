@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
-from ..env_arguments import checked_seed
+from ..env_arguments import ILLEGAL_REWARD, checked_illegal_action, checked_seed
 from ..features import feature_names
 from ..opponents import OpponentPool
 from ..rules import make_rules
@@ -53,8 +53,6 @@ from .features import batch_feature_builders, with_features
 
 BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
 MAX_REDEALS = 1000
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
-ILLEGAL_REWARD = -1.0  # the single-agent env's (PettingZoo's TerminateIllegalWrapper convention)
 
 
 def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
@@ -122,8 +120,7 @@ class CommerceVectorEnv(VectorEnv):
         if mode not in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP):
             raise ValueError(f"bad autoreset_mode {autoreset_mode!r}; choose same_step or next_step")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"bad illegal_action {illegal_action!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
+        checked_illegal_action(illegal_action)
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         rules = make_rules(variant, **options)
