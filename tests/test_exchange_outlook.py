@@ -6,32 +6,15 @@ scores best, and in pool commerce the score weighs the life the worst hand loses
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
+from helpers import views_through_a_game
 
 from agents.heuristics import ExpectedValueAgent
 from agents.odds import WinModel, exchange_outlook, finished_seats
-from commerce_env.engine import new_game
 from commerce_env.engine.actions import EXCHANGE
-from commerce_env.rules import make_rules
-from commerce_env.view import seat_view
 
 TABLE_VARIANTS = ("widow", "old_game", "pool")
-
-
-def _decisions(variant, seed, n=4, steps=200):
-    """Views of the player to act through a match of expected_value and random moves."""
-    rng = random.Random(f"odds-{variant}-{seed}")
-    game = new_game(make_rules(variant), n, dealer=rng.randrange(n), rng=random.Random(seed))
-    agent = ExpectedValueAgent()
-    for _ in range(steps):
-        if game.over:
-            return
-        view = seat_view(game, game.current_player)
-        yield view
-        game.apply(agent.act(view) if rng.random() < 0.7 else rng.choice(game.legal_actions()))
 
 
 @pytest.mark.parametrize("variant", TABLE_VARIANTS)
@@ -39,7 +22,7 @@ def test_expected_value_exchanges_for_the_exchange_the_outlook_scores_best(varia
     # R6.3, R8.2, R9.3: whenever expected_value exchanges, it takes the first of the best-scored exchanges.
     agent, exchanged = ExpectedValueAgent(), 0
     for seed in range(6):
-        for view in _decisions(variant, seed):
+        for view in views_through_a_game(variant, seed, steps=200, tag="odds"):
             action = agent.act(view)
             if action < EXCHANGE:
                 continue
@@ -56,7 +39,7 @@ def test_pool_scores_weigh_the_life_the_worst_hand_loses():
     # scores an exchange above another whose chance to win is at least as high.
     differs = 0
     for seed in range(4):
-        for view in _decisions("pool", seed):
+        for view in views_through_a_game("pool", seed, steps=200, tag="odds"):
             outlook = exchange_outlook(view)
             if len(outlook.exchanges) < 2:
                 continue

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_dependencies_declared import imports_of  # the one reader of a file's third-party imports
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("commerce_env", "agents", "training", "benchmarks", "commerce_web")
@@ -85,24 +86,12 @@ def test_the_library_imports_nothing_above_it():
 TRAINING_FRAMEWORKS = ("stable_baselines3", "sb3_contrib", "torch", "ray", "tianshou", "torchrl")
 
 
-def third_party_imports(path: Path) -> set[str]:
-    """Top-level names of every absolute import in the file, at any level (functions included)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
-
-
 def test_the_library_imports_no_training_framework_at_any_level():
     # The env is the library every trainer uses: none of them is its dependency (the SB3 adapter
     # of the batched env lives in training/, the Gymnasium vector env in commerce_env.vector).
-    bad = [(name, sorted(third_party_imports(path) & set(TRAINING_FRAMEWORKS)))
-           for name, path in MODULES.items() if name.split(".")[0] == "commerce_env"
-           and third_party_imports(path) & set(TRAINING_FRAMEWORKS)]
-    assert bad == []
+    found = {name: sorted(imports_of(path) & set(TRAINING_FRAMEWORKS))
+             for name, path in MODULES.items() if name.split(".")[0] == "commerce_env"}
+    assert {name: frameworks for name, frameworks in found.items() if frameworks} == {}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
