@@ -48,14 +48,14 @@ class BatchVecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self):
-        rewards, dones, deal_ended, finished, final = self.env.play(self._actions)
+        rewards, dones, deal_ended, finished, final, returns, seats = self.env.play(self._actions)
         infos: list[dict[str, Any]] = [{"seat": int(s)} if done else {"seat": int(s), "deal_ended": e}
                                        for s, done, e in zip(self.env.seats.tolist(), dones.tolist(),
                                                              deal_ended.tolist(), strict=True)]
         for k, g in enumerate(finished.tolist()):
-            infos[g]["seat"] = int(self.env.final_seats[k])
+            infos[g]["seat"] = int(seats[k])
             infos[g]["terminal_observation"] = final[k]
-            infos[g]["returns"] = float(self.env.final_returns[k])
+            infos[g]["returns"] = float(returns[k])
         return self.env.observation_vectors(), rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:

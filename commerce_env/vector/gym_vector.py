@@ -36,7 +36,7 @@ is an adapter over this class in :mod:`training.vec_env`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -77,6 +77,25 @@ def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
                          f"{NUM_ACTIONS - 1}")
     first = array.tolist()[0]
     raise ValueError(f"actions must be integers, got {array.dtype} values: actions[0] = {first!r}")
+
+
+class Played(NamedTuple):
+    """What one :meth:`CommerceVectorEnv.play` did, per game, and for the games whose episode ended."""
+
+    rewards: np.ndarray
+    """the learner's reward in each game"""
+    dones: np.ndarray
+    """where its episode ended"""
+    deal_ended: np.ndarray
+    """where a deal ended with the step"""
+    finished: np.ndarray
+    """the indices of the ended games"""
+    final_observations: np.ndarray
+    """their final observation vectors, one row each"""
+    final_returns: np.ndarray
+    """the learner's return of each ended match"""
+    final_seats: np.ndarray
+    """the learner's seat in each ended match"""
 
 
 class UniformRandom:
@@ -273,18 +292,14 @@ class CommerceVectorEnv(VectorEnv):
         return self.engine.action_mask.astype(bool)
 
     def _observations(self) -> dict[str, np.ndarray]:
-        return {"observation": self.observation_vectors(), "action_mask": self.action_masks().astype(np.int8)}
+        return {"observation": self.observation_vectors(), "action_mask": self.engine.action_mask.copy()}
 
     # ----------------------------------------------------------------- the core step, shared with SB3's adapter
-    def play(self, actions: Any, restart: bool = True,
-             waiting: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def play(self, actions: Any, restart: bool = True, waiting: np.ndarray | None = None) -> Played:
         """The learner's ``actions`` in every game (but the ``waiting`` ones, whose episode ended
-        and which have not restarted yet), then the opponents up to its next decision.
-
-        Returns the rewards, where the episode ended, whether each game's deal ended with it,
-        and for the ended games (indices) their final observation vectors; with ``restart``
-        those games are restarted at once.  Raises ``ValueError`` for a bad or illegal action,
-        changing nothing."""
+        and which have not restarted yet), then the opponents up to its next decision: see
+        :class:`Played`.  With ``restart`` the ended games are restarted at once.  Raises
+        ``ValueError`` for a bad or illegal action, changing nothing."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         chosen = action_numbers(actions, self.num_envs)
@@ -310,12 +325,12 @@ class CommerceVectorEnv(VectorEnv):
         finished = np.flatnonzero(dones)
         final = (self.observation_vectors(finished) if finished.size
                  else np.zeros((0, self.observation_size), np.float32))
-        self.final_returns = engine.returns()[finished, self.seats[finished]] if finished.size else np.zeros(0)
-        self.final_returns[illegal[finished]] = ILLEGAL_REWARD  # a match given up by an illegal action
-        self.final_seats = self.seats[finished].copy()
+        returns = engine.returns()[finished, self.seats[finished]] if finished.size else np.zeros(0)
+        returns[illegal[finished]] = ILLEGAL_REWARD  # a match given up by an illegal action
+        played = Played(rewards, dones, deal_ended, finished, final, returns, self.seats[finished].copy())
         if finished.size and restart:
             self._start(finished)
-        return rewards, dones, deal_ended, finished, final
+        return played
 
     # ----------------------------------------------------------------- Gymnasium's API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -337,7 +352,7 @@ class CommerceVectorEnv(VectorEnv):
         """``(observations, rewards, terminations, truncations, infos)``, arrays of length ``num_envs``."""
         if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
             return self._step_next(actions)
-        rewards, dones, deal_ended, finished, final = self.play(actions)
+        rewards, dones, deal_ended, finished, final, final_returns, final_seats = self.play(actions)
         seat_after = self.seats.copy()
         infos: dict[str, Any] = {"seat": seat_after, "_seat": np.ones(self.num_envs, bool),
                                  "deal_ended": deal_ended & ~dones, "_deal_ended": ~dones}
@@ -348,9 +363,9 @@ class CommerceVectorEnv(VectorEnv):
             for k, g in enumerate(finished.tolist()):
                 final_obs[g] = {"observation": final[k], "action_mask": nobody_acts}
             returns = np.zeros(self.num_envs)
-            returns[finished] = self.final_returns
+            returns[finished] = final_returns
             seats = np.zeros(self.num_envs, dtype=np.int64)
-            seats[finished] = self.final_seats
+            seats[finished] = final_seats
             infos["final_obs"], infos["_final_obs"] = final_obs, dones.copy()
             infos["final_info"] = {"returns": returns, "_returns": dones.copy(), "seat": seats, "_seat": dones.copy()}
             infos["_final_info"] = dones.copy()
@@ -360,12 +375,12 @@ class CommerceVectorEnv(VectorEnv):
     def _step_next(self, actions: Any):
         """Gymnasium's ``NEXT_STEP`` autoreset: an episode's last observation now, its restart next step."""
         waiting = self._pending.copy()
-        rewards, dones, deal_ended, finished, _ = self.play(actions, restart=False, waiting=waiting)
+        rewards, dones, deal_ended, finished, _, final_returns, _ = self.play(actions, restart=False, waiting=waiting)
         if waiting.any():  # restarted now: their first observation, reward 0 (what a reset paid comes later)
             self._start(np.flatnonzero(waiting))
         self._pending = dones.copy()
         returns = np.zeros(self.num_envs)
-        returns[finished] = self.final_returns
+        returns[finished] = final_returns
         infos: dict[str, Any] = {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool),
                                  "deal_ended": deal_ended & ~dones & ~waiting, "_deal_ended": ~dones & ~waiting,
                                  "returns": returns, "_returns": dones.copy()}
