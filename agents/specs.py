@@ -78,9 +78,9 @@ def check_spec(spec: Any) -> None:
     spec = read_spec(spec)
     if isinstance(spec, Mapping):
         refuse_trust_arguments(spec, spec)
-    name = spec.get("agent") if isinstance(spec, Mapping) else spec
-    if isinstance(name, str) and isinstance(read_spec(name), Mapping):  # {agent: "search(worlds=9)"}
-        name = read_spec(name)["agent"]
+    name = read_spec(spec.get("agent")) if isinstance(spec, Mapping) else spec
+    if isinstance(name, Mapping):  # {agent: "search(worlds=9)"}
+        name = name["agent"]
     if not isinstance(name, str):
         raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
     if not is_model_spec(name) and not name.startswith(OPENSPIEL_PREFIX) and name not in AGENTS:
