@@ -39,7 +39,6 @@ OPTIONS: dict[str, frozenset[str]] = {name: v.all_options for name, v in registe
 PRESET_VARIANTS = frozenset(name for name, v in registered().items() if v.presets)  # R12: not My Ship Sails
 ALL_OPTIONS = frozenset().union(*OPTIONS.values()) | {"preset"}
 DEFAULTS: dict[str, dict[str, Any]] = {name: dict(v.defaults) for name, v in registered().items()}
-_count = check_bounds
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
@@ -95,18 +94,18 @@ def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
         if not info.has_lives:
             raise ValueError(f"bad value 'until_out' for option 'deals': variant {variant!r} has no lives")
     else:
-        _count("deals", deals)
+        check_bounds("deals", deals)
     rules["deals"] = deals
-    rules["max_rounds"] = _count("max_rounds", values["max_rounds"])
+    rules["max_rounds"] = check_bounds("max_rounds", values["max_rounds"])
     rules["deck_size"] = values.get("deck_size", 52)
     if type(rules["deck_size"]) is not int or rules["deck_size"] not in (52, 32):
         raise ValueError(f"bad value {rules['deck_size']!r} for option 'deck_size'; choose 52 or 32")
     rules["reward"] = _choice("reward", values.get("reward", "counters"), REWARDS)
     if "entry" in allowed:  # R9.2-R9.4: pool commerce's money options
-        rules["entry"] = _count("entry", values["entry"])
-        rules["payout"] = _count("payout", values["payout"])
+        rules["entry"] = check_bounds("entry", values["entry"])
+        rules["payout"] = check_bounds("payout", values["payout"])
         price = values["horse_price"]
-        rules["horse_price"] = rules["entry"] // 3 if price is None else _count("horse_price", price)
+        rules["horse_price"] = rules["entry"] // 3 if price is None else check_bounds("horse_price", price)
     return Rules(**rules)
 
 
