@@ -279,7 +279,7 @@ def print_table(rows: list[Row], title: str) -> None:
         table.add_column(column, justify=justify)
     for row in rows:
         met = "" if row.met is None else ("yes" if row.met else "[red]no[/red]")
-        ratio = "" if row.ratio is None else f"{row.ratio:.2f}x"
+        ratio = "" if row.ratio is None else ("n/a" if math.isnan(row.ratio) else f"{row.ratio:.2f}x")
         ours = _number(row.value, row.unit) if row.value is not None else f"n/a ({row.note})"
         cpu = "" if row.per_cpu_second is None else _number(row.per_cpu_second)
         table.add_row(row.section, row.name, ours, row.unit, row.peer, _number(row.peer_value, row.unit) if row.peer
@@ -302,7 +302,7 @@ def run(sections: list[str], settings: Settings, json_path: Path | None, command
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command_line,
         "settings": asdict(settings), "machine": machine(), "seconds": round(time.time() - started, 1),
-        "rows": [asdict(r) for r in rows],
+        "rows": [_finite(asdict(r)) for r in rows],
     }
     print_table(rows, f"commerce-rl benchmarks: medians of {settings.repeats} runs, ratios within this run")
     if json_path is not None:
@@ -310,6 +310,12 @@ def run(sections: list[str], settings: Settings, json_path: Path | None, command
         json_path.write_text(json.dumps(report, indent=2, allow_nan=False, default=_json_default) + "\n")
         log(f"[bench] wrote {json_path}")
     return report
+
+
+def _finite(row: dict) -> dict:
+    """``row`` with each number that is not finite (a measure that could not be made, say a
+    rate whose two timings came out in the wrong order) as None: JSON ``null``."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
 def _json_default(value: object) -> object:

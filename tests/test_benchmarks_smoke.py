@@ -67,6 +67,18 @@ def test_missing_optional_parts_print_n_a(bench, monkeypatch):
     assert rows[0].value is None and rows[0].note.startswith("n/a")
 
 
+def test_a_measure_that_could_not_be_made_is_written_as_null(bench, monkeypatch, tmp_path):
+    def section(settings):
+        return [bench.Row("search", "two timings in the wrong order", float("nan"), "worlds", "a peer", 24.0,
+                          float("nan"))]
+
+    monkeypatch.setitem(bench.RUNNERS, "search", section)
+    out = tmp_path / "latest.json"
+    assert bench.main(["--quick", "--only", "search", "--json", str(out)]) == 0
+    (row,) = _rows(out)
+    assert row["value"] is None and row["ratio"] is None and row["peer_value"] == 24.0
+
+
 def test_commerce_bench_is_registered(bench):
     from training.cli import build_parser
 
