@@ -5,7 +5,7 @@ PYTHON ?= python3
 # The extras `make test` installs, so that no test is skipped for a missing package.
 # An extra with tests of its own (vector, openspiel, distributed, web, ...) is added HERE,
 # and the README's "Set-up" paragraph names the same list.
-EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector
+EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector,torchrl
 # What `make demo` needs and no more: training (torch, SB3) and the batched engine (numba).
 DEMO_EXTRAS = train,vector
 

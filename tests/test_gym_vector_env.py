@@ -158,6 +158,33 @@ def test_gymnasiums_vector_observation_wrappers_take_the_next_step_mode():
 
 
 @pytest.mark.parametrize("mode", ["same_step", "next_step"])
+def test_the_masks_can_travel_in_infos_instead(mode):
+    # The same games either way: only where the mask is put differs.
+    in_obs = CommerceVectorEnv(5, "widow", 4, opponents=["greedy"], seed=6, autoreset_mode=mode)
+    in_info = CommerceVectorEnv(5, "widow", 4, opponents=["greedy"], seed=6, autoreset_mode=mode,
+                                action_mask="info")
+    assert in_info.single_observation_space == in_obs.single_observation_space["observation"]
+    obs, _ = in_obs.reset()
+    vectors, infos = in_info.reset()
+    rng, ended = np.random.default_rng(3), 0
+    for _ in range(150):
+        assert vectors in in_info.observation_space
+        assert np.array_equal(vectors, obs["observation"])
+        assert infos["action_mask"].dtype == bool and np.array_equal(infos["action_mask"], obs["action_mask"] == 1)
+        actions = masked_random(obs, rng)
+        obs, rewards, terminations, _, seen = in_obs.step(actions)
+        vectors, rewards_too, terminations_too, _, infos = in_info.step(actions)
+        assert np.array_equal(rewards, rewards_too) and np.array_equal(terminations, terminations_too)
+        for g in np.flatnonzero(terminations):
+            if mode == "same_step":
+                assert np.array_equal(infos["final_obs"][g], seen["final_obs"][g]["observation"])
+            ended += 1
+    assert ended > 0
+    with pytest.raises(ValueError, match="'mask'"):
+        CommerceVectorEnv(3, action_mask="mask")
+
+
+@pytest.mark.parametrize("mode", ["same_step", "next_step"])
 def test_an_illegal_action_can_end_the_episode_instead_of_raising(mode):
     # The single-agent env's convention (PettingZoo's): the episode ends, reward -1; other games play on.
     env = CommerceVectorEnv(3, "trade_barter", 3, seed=0, illegal_action="terminate", autoreset_mode=mode)

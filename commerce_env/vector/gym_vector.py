@@ -15,6 +15,10 @@ Observations are ``{"observation": float32 (N, size), "action_mask": int8 (N, 27
 AEC env's layout batched: the mask travels with the observation, so a rollout buffer that
 stores observations stores the masks a masked policy needs at update time, and after an
 autoreset the mask is the new episode's.  ``action_masks()`` gives the same masks as bool.
+With ``action_mask="info"`` the observation is the float32 array alone and the masks go
+to ``infos["action_mask"]`` (bool, ``(N, 27)``): the shape that libraries built around
+Box observations read, such as TorchRL's ``GymWrapper`` (whose reader of final
+observations takes arrays, not dicts) with its ``ActionMask`` transform (docs/libraries.md).
 
 Autoreset is Gymnasium's ``SAME_STEP`` mode by default (``metadata["autoreset_mode"]``):
 when a game's match ends, ``step`` returns the first observation of its next episode, with
@@ -130,7 +134,7 @@ class CommerceVectorEnv(VectorEnv):
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
                  resolver: Callable[..., Any] | None = None, end_when_out: bool = False,
                  illegal_action: str = "raise", autoreset_mode: str | AutoresetMode = "same_step",
-                 **options: Any):
+                 action_mask: str = "observation", **options: Any):
         try:
             mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, AutoresetMode) else {
                 "same_step": AutoresetMode.SAME_STEP, "next_step": AutoresetMode.NEXT_STEP}[autoreset_mode]
@@ -140,6 +144,9 @@ class CommerceVectorEnv(VectorEnv):
             raise ValueError(f"bad autoreset_mode {autoreset_mode!r}; choose same_step or next_step")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         checked_illegal_action(illegal_action)
+        if action_mask not in ("observation", "info"):
+            raise ValueError(f"bad action_mask {action_mask!r}; choose observation (in the observation dict) or "
+                             f"info (in infos['action_mask'])")
         if not isinstance(end_when_out, bool):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         rules = make_rules(variant, **options)
@@ -167,10 +174,10 @@ class CommerceVectorEnv(VectorEnv):
         self.features = feature_names(features)
         self.feature_builders = batch_feature_builders(self.features, rules, num_players)
         self.observation_size = self.engine.obs_size + sum(f.size for f in self.feature_builders)
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(self.observation_size,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
-        })
+        self.mask_in_info = action_mask == "info"
+        vectors = spaces.Box(low=-np.inf, high=np.inf, shape=(self.observation_size,), dtype=np.float32)
+        self.single_observation_space = vectors if self.mask_in_info else spaces.Dict({
+            "observation": vectors, "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)})
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -291,8 +298,19 @@ class CommerceVectorEnv(VectorEnv):
         """``(num_envs, 27)`` bool: the learner's legal actions in each game."""
         return self.engine.action_mask.astype(bool)
 
-    def _observations(self) -> dict[str, np.ndarray]:
-        return {"observation": self.observation_vectors(), "action_mask": self.engine.action_mask.copy()}
+    def _observations(self, infos: dict[str, Any], ended: np.ndarray | None = None) -> Any:
+        """The observations, with each game's mask in them or in ``infos`` (:attr:`mask_in_info`);
+        the ``ended`` games' masks are all zero (nobody acts at an episode's end)."""
+        masks = self.engine.action_mask.copy()
+        if ended is not None:
+            masks[ended] = 0
+        if not self.mask_in_info:
+            return {"observation": self.observation_vectors(), "action_mask": masks}
+        infos["action_mask"], infos["_action_mask"] = masks.astype(bool), np.ones(self.num_envs, bool)
+        return self.observation_vectors()
+
+    def _final_observation(self, vector: np.ndarray, nobody_acts: np.ndarray) -> Any:
+        return vector if self.mask_in_info else {"observation": vector, "action_mask": nobody_acts}
 
     # ----------------------------------------------------------------- the core step, shared with SB3's adapter
     def play(self, actions: Any, restart: bool = True, waiting: np.ndarray | None = None) -> Played:
@@ -346,7 +364,8 @@ class CommerceVectorEnv(VectorEnv):
         self._pending[:] = False
         self._started = True
         self._start(self._all)
-        return self._observations(), {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool)}
+        infos = {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool)}
+        return self._observations(infos), infos
 
     def step(self, actions: Any):
         """``(observations, rewards, terminations, truncations, infos)``, arrays of length ``num_envs``."""
@@ -361,7 +380,7 @@ class CommerceVectorEnv(VectorEnv):
             nobody_acts = np.zeros(NUM_ACTIONS, np.int8)  # the mask at a match's end; shared, read-only
             nobody_acts.flags.writeable = False
             for k, g in enumerate(finished.tolist()):
-                final_obs[g] = {"observation": final[k], "action_mask": nobody_acts}
+                final_obs[g] = self._final_observation(final[k], nobody_acts)
             returns = np.zeros(self.num_envs)
             returns[finished] = final_returns
             seats = np.zeros(self.num_envs, dtype=np.int64)
@@ -370,7 +389,7 @@ class CommerceVectorEnv(VectorEnv):
             infos["final_info"] = {"returns": returns, "_returns": dones.copy(), "seat": seats, "_seat": dones.copy()}
             infos["_final_info"] = dones.copy()
         truncations = np.zeros(self.num_envs, dtype=np.bool_)
-        return self._observations(), rewards, dones, truncations, infos
+        return self._observations(infos), rewards, dones, truncations, infos
 
     def _step_next(self, actions: Any):
         """Gymnasium's ``NEXT_STEP`` autoreset: an episode's last observation now, its restart next step."""
@@ -384,8 +403,7 @@ class CommerceVectorEnv(VectorEnv):
         infos: dict[str, Any] = {"seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool),
                                  "deal_ended": deal_ended & ~dones & ~waiting, "_deal_ended": ~dones & ~waiting,
                                  "returns": returns, "_returns": dones.copy()}
-        observations = self._observations()
-        observations["action_mask"][dones] = 0  # nobody acts at an episode's end
+        observations = self._observations(infos, ended=dones)
         return observations, rewards, dones, np.zeros(self.num_envs, dtype=np.bool_), infos
 
     def close_extras(self, **kwargs: Any) -> None:
