@@ -200,7 +200,7 @@ class SearchAgent(Agent):
 
         count = self.worlds if worlds is None else worlds
         rng = self.rng if rng is None else rng
-        return Rollouts(view, [view.sample_world(rng) for _ in range(count)], self.rollout_actions(view, include),
+        return Rollouts(view, view.sample_worlds(rng, count), self.rollout_actions(view, include),
                         self.rollout_threshold(view), self.barter)
 
     def evaluate(self, view: SeatView, include: tuple[int, ...] = (),

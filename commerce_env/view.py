@@ -30,7 +30,7 @@ from .cards import format_cards, make_pack
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
-from .engine.determinize import sample_deal
+from .engine.determinize import DealSampler
 from .knowledge import known_record, masked, placed_discards, public_places
 from .rules import Rules
 
@@ -135,19 +135,28 @@ class SeatView:
         this seat's: a card it did not see there is ``None`` (nothing in play
         depends on earlier deals).
         """
+        return self.sample_worlds(rng, 1)[0]
+
+    def sample_worlds(self, rng: random.Random, count: int) -> list[Game]:
+        """``count`` worlds as :meth:`sample_world` samples them one after another with ``rng``
+        (the same worlds, the same numbers drawn), for less work: what depends only on this
+        seat's record is worked out once (:class:`commerce_env.engine.determinize.DealSampler`)."""
         if self.phase == OVER:
             raise ValueError("the match is over: nothing is hidden any more")
         engine = self.engine
-        world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
-        sampled = sample_deal(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
-                              self.rules.discard == "bottom", engine.flush_ends_deal,
-                              make_pack(self.rules.deck_size), rng)
-        hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
-        return engine.restore(self._state, hands=hands, table=sampled.table, stock=sampled.stock,
-                              discards=sampled.discards,
-                              offer=sampled.offer if self.offer_from is not None else None,
-                              record=[*self._past, *sampled.record], deal_start=len(self._past) + 1,
-                              rng=world_rng)
+        sampler = DealSampler(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
+                              self.rules.discard == "bottom", engine.flush_ends_deal, make_pack(self.rules.deck_size))
+        worlds = []
+        for _ in range(count):
+            world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
+            sampled = sampler.sample(rng)
+            hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
+            worlds.append(engine.restore(self._state, hands=hands, table=sampled.table, stock=sampled.stock,
+                                         discards=sampled.discards,
+                                         offer=sampled.offer if self.offer_from is not None else None,
+                                         record=[*self._past, *sampled.record], deal_start=len(self._past) + 1,
+                                         rng=world_rng))
+        return worlds
 
 
 def entry_text(kind: str, cards: tuple) -> str:

@@ -79,6 +79,24 @@ def test_a_redeal_depends_only_on_what_the_seat_knows(setup, play_seed):
         assert first.rng.getstate() == second.rng.getstate() and first.decks == second.decks == []
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_many_worlds_at_once_are_the_worlds_sampled_one_by_one(setup, play_seed, count):
+    # R11 for search: sample_worlds only saves work; the worlds and the numbers drawn are sample_world's.
+    game = setup_game(setup)
+    rng = random.Random(play_seed)
+    for point in _play_to_points(game, rng, limit=3):
+        view = seat_view(point, rng.randrange(point.num_players))
+        one, many = random.Random(play_seed), random.Random(play_seed)
+        singles = [view.sample_world(one) for _ in range(count)]
+        together = view.sample_worlds(many, count)
+        assert one.getstate() == many.getstate() and len(together) == count
+        for first, second in zip(singles, together, strict=True):
+            for name in ("hands", "table", "stock", "discards", "record", "offer"):
+                assert getattr(first, name) == getattr(second, name), name
+            assert first.rng.getstate() == second.rng.getstate()
+
+
 def _replay(rules, num_players, dealer, pack, texts, seat):
     """The observations of ``seat`` along a match replayed from one pack and its action texts."""
     game = new_game(rules, num_players, decks=[pack], dealer=dealer)

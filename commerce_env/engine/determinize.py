@@ -39,7 +39,7 @@ from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
 
-__all__ = ["SampledDeal", "sample_deal"]
+__all__ = ["DealSampler", "SampledDeal", "sample_deal"]
 
 MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
@@ -102,18 +102,45 @@ def sample_deal(deal: Sequence[tuple], seat: int, order: Sequence[int], table_si
     (R5.3); ``ship`` My Ship Sails' rule that a flush ends the deal (R7.3);
     ``deck`` every card of the pack.  ``rng`` drives the sampling.
     """
-    if not deal or deal[0][1] != DEAL:
-        raise ValueError("a deal's record starts with its deal entry")
-    steps = _steps(deal)
-    for _ in range(MAX_ATTEMPTS):
-        world = _search(steps, _first_world(deal[0][2], order, table_size, ship), seat, bottom, rng)
-        for _ in range(FILL_ATTEMPTS if world is not None else 0):
-            written = _write_unseen(world, deck, rng)
-            if written:
-                return _fill(world, deal)
-            if written is None:  # the cards already written make a flush: choose again
-                break
-    raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
+    return DealSampler(deal, seat, order, table_size, bottom, ship, deck).sample(rng)
+
+
+class DealSampler:
+    """:func:`sample_deal` for many samples of one deal: what depends only on the seat's
+    record (the replay steps, the constraints, the first positions, and where no hidden
+    choice is left to chance the searched positions themselves) is worked out once.
+    ``sample(rng)`` gives exactly what ``sample_deal(..., rng)`` gives and draws the same
+    numbers from ``rng``."""
+
+    def __init__(self, deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
+                 ship: bool, deck: Sequence[int]):
+        if not deal or deal[0][1] != DEAL:
+            raise ValueError("a deal's record starts with its deal entry")
+        self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
+        self.steps = _steps(deal)
+        self.allowed = _constraints(self.steps, seat, bottom)
+        self.first = _first_world(deal[0][2], order, table_size, ship)
+        self._searched: _World | None = None  # the search's answer where it drew nothing at random
+
+    def sample(self, rng: random.Random) -> SampledDeal:
+        for _ in range(MAX_ATTEMPTS):
+            world = self._search(rng)
+            for _ in range(FILL_ATTEMPTS if world is not None else 0):
+                written = _write_unseen(world, self.deck, rng)
+                if written:
+                    return _fill(world, self.deal)
+                if written is None:  # the cards already written make a flush: choose again
+                    break
+        raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
+
+    def _search(self, rng: random.Random) -> _World | None:
+        if self._searched is not None:
+            return self._searched.copy()
+        drawn = [False]
+        world = _search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed, drawn)
+        if world is not None and not drawn[0]:  # every choice was forced: the same answer every time
+            self._searched = world.copy()
+        return world
 
 
 def _first_world(pack: Sequence[int | None], order: Sequence[int], table_size: int, ship: bool) -> _World:
@@ -354,12 +381,14 @@ def _past_flush(world: _World, item: int) -> bool:
     return False
 
 
-def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random) -> _World | None:
-    """Depth-first search for hidden choices consistent with everything ``seat`` saw.
+def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random,
+            allowed: dict[int, dict[int, set[int]]], drawn: list[bool]) -> _World | None:
+    """Depth-first search for hidden choices consistent with everything ``seat`` saw
+    (``allowed``: :func:`_constraints`); ``drawn[0]`` becomes True once a choice among
+    several is drawn from ``rng``.
 
     ``None`` if a budget of tries runs out (the caller starts again with new draws).
     """
-    allowed = _constraints(steps, seat, bottom)
     budget = 5 * (len(steps) + 1) + 100  # small: fresh random draws beat long backtracking
     stack: list[tuple[int, _World, list]] = [(0, world, None)]
     while stack and budget:
@@ -368,7 +397,9 @@ def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: ran
             return current
         if options is None:
             options = _choices(steps, index, current, seat, allowed, bottom)
-            rng.shuffle(options)
+            if len(options) > 1:
+                rng.shuffle(options)  # a list of one or none draws nothing
+                drawn[0] = True
             stack[-1] = (index, current, options)
         if not options:
             stack.pop()
