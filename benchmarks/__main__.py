@@ -257,7 +257,7 @@ RUNNERS: dict[str, Callable[[Settings], list[Row]]] = {
 
 def machine() -> dict:
     return {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.processor(),
-            "cpus": os.cpu_count(), "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+            "cpus": os.cpu_count()}
 
 
 def _number(value: float | None, unit: str = "") -> str:

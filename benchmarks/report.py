@@ -34,8 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         parser.error(f"cannot read {path}: {error}")
     machine = report["machine"]
-    print(f"{report['date']}, `{report['command']}`, Python {machine['python']}, {machine['cpus']} CPUs, "
-          f"load average at the end {', '.join(f'{x:.1f}' for x in machine['load_average'] or [])}; "
+    print(f"{report['date']}, `{report['command']}`, Python {machine['python']}, {machine['cpus']} CPUs; "
           f"medians of {report['settings']['repeats']} runs of {report['settings']['seconds']:g} s.\n")
     print(markdown(report))
     return 0
