@@ -23,6 +23,7 @@ player holds all lives, and then the pool is his: the same value.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -64,10 +65,12 @@ def _greedy_to_deal_end(state, pips, ship, thresholds, barters, games, max_actio
 class Rollouts:
     """One decision's rollouts: every world of ``worlds`` with every action of ``actions``,
     the greedy players stopping at ``threshold`` (and bartering rather than trading for
-    ready money with ``barter``), valued for the seat of ``view``."""
+    ready money with ``barter``), valued for the seat of ``view``.  The worlds are readable
+    games (``view.sample_worlds``), or the same worlds as rows of the batched engine
+    (:meth:`BatchedRollouts.sample`)."""
 
     view: SeatView
-    worlds: list[Game]
+    worlds: list[Game] | np.ndarray
     actions: list[int]
     threshold: int
     barter: bool
@@ -105,6 +108,11 @@ class BatchedRollouts:
                                                       wait_for_packs=True)
         return engine
 
+    def sample(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray:
+        """The worlds ``view.sample_worlds(rng, count)`` gives, drawn alike, as rows of the
+        engine that rolls them out (:meth:`commerce_env.vector.BatchEngine.sample_rows`)."""
+        return self.engine(view.rules, view.num_players, 1).sample_rows(view, rng, count)
+
     def run(self, decisions: Sequence[Rollouts]) -> list[dict[int, np.ndarray]]:
         """Each decision's result of each action in each world (an array per action, the
         worlds in order), rolled out together on one engine per set of rules, at most
@@ -136,21 +144,22 @@ class BatchedRollouts:
         sizes = [len(d.worlds) * len(d.actions) for d in decisions]
         total = sum(sizes)
         engine = self.engine(rules, n, total)
-        games, first = [], []
+        actions = np.zeros(engine.num_games, np.int64)
         thresholds = np.empty(total, np.int64)
         barters = np.empty(total, np.bool_)
         at = 0
         for decision, size in zip(decisions, sizes, strict=True):
-            for world in decision.worlds:
-                games += [world] * len(decision.actions)  # one row per action: loaded once, copied
-                first += decision.actions
+            places = np.arange(at, at + size, dtype=np.int64)
+            count = len(decision.actions)
+            if isinstance(decision.worlds, np.ndarray):
+                engine.load_rows(np.repeat(decision.worlds, count, axis=0), places)
+            else:  # one row per action: each world loaded once, copied; the greedy players read no memory (R11)
+                engine.load_games([w for w in decision.worlds for _ in range(count)], places, knowledge=False)
+            actions[at:at + size] = np.tile(decision.actions, len(decision.worlds))
             thresholds[at:at + size] = decision.threshold
             barters[at:at + size] = decision.barter
             at += size
         rows = np.arange(total, dtype=np.int64)
-        engine.load_games(games, rows, knowledge=False)  # the greedy players read no memory (R11)
-        actions = np.zeros(engine.num_games, np.int64)
-        actions[:total] = first
         engine.step(actions, where=np.arange(engine.num_games) < total)
         _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), thresholds, barters, rows,
                             MAX_ACTIONS)

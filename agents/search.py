@@ -194,13 +194,15 @@ class SearchAgent(Agent):
                      rng: random.Random | None = None):
         """One decision's rollouts for the batched engine (:class:`agents.batched_search.Rollouts`):
         ``worlds`` (default :attr:`worlds`) worlds sampled from the view with ``rng`` (default
-        the agent's), exactly as the readable search samples them, and the actions of
-        :meth:`rollout_actions`."""
+        the agent's), exactly as the readable search samples them (as rows of the batched
+        engine where it serves), and the actions of :meth:`rollout_actions`."""
         from .batched_search import Rollouts
 
         count = self.worlds if worlds is None else worlds
         rng = self.rng if rng is None else rng
-        return Rollouts(view, view.sample_worlds(rng, count), self.rollout_actions(view, include),
+        rollouts = self.batched_rollouts(view)
+        sampled = view.sample_worlds(rng, count) if rollouts is None else rollouts.sample(view, rng, count)
+        return Rollouts(view, sampled, self.rollout_actions(view, include),
                         self.rollout_threshold(view), self.barter)
 
     def evaluate(self, view: SeatView, include: tuple[int, ...] = (),

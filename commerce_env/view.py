@@ -30,7 +30,7 @@ from .cards import format_cards, make_pack
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
-from .engine.determinize import DealSampler
+from .engine.determinize import DealSampler, SampledDeal
 from .knowledge import known_record, masked, placed_discards, public_places
 from .rules import Rules
 
@@ -141,22 +141,28 @@ class SeatView:
         """``count`` worlds as :meth:`sample_world` samples them one after another with ``rng``
         (the same worlds, the same numbers drawn), for less work: what depends only on this
         seat's record is worked out once (:class:`commerce_env.engine.determinize.DealSampler`)."""
-        if self.phase == OVER:
-            raise ValueError("the match is over: nothing is hidden any more")
-        engine = self.engine
-        sampler = DealSampler(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
-                              self.rules.discard == "bottom", engine.flush_ends_deal, make_pack(self.rules.deck_size))
+        sampler = self.deal_sampler()
         worlds = []
         for _ in range(count):
             world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
-            sampled = sampler.sample(rng)
-            hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
-            worlds.append(engine.restore(self._state, hands=hands, table=sampled.table, stock=sampled.stock,
-                                         discards=sampled.discards,
-                                         offer=sampled.offer if self.offer_from is not None else None,
-                                         record=[*self._past, *sampled.record], deal_start=len(self._past) + 1,
-                                         rng=world_rng))
+            worlds.append(self.world_of(sampler.sample(rng), world_rng))
         return worlds
+
+    def deal_sampler(self) -> DealSampler:
+        """The determinizer of this seat's record of the deal: :meth:`sample_worlds`'s first step."""
+        if self.phase == OVER:
+            raise ValueError("the match is over: nothing is hidden any more")
+        engine = self.engine
+        return DealSampler(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
+                           self.rules.discard == "bottom", engine.flush_ends_deal, make_pack(self.rules.deck_size))
+
+    def world_of(self, sampled: SampledDeal, rng: random.Random) -> Game:
+        """The engine state of this view around one sampled deal, later deals shuffled from ``rng``."""
+        hands = [sorted(sampled.hands[s]) if s in sampled.hands else [] for s in range(self.num_players)]
+        return self.engine.restore(self._state, hands=hands, table=sampled.table, stock=sampled.stock,
+                                   discards=sampled.discards,
+                                   offer=sampled.offer if self.offer_from is not None else None,
+                                   record=[*self._past, *sampled.record], deal_start=len(self._past) + 1, rng=rng)
 
 
 def entry_text(kind: str, cards: tuple) -> str:

@@ -1,6 +1,6 @@
 """Re-deal what a player has not seen (docs/rules.md R11): the one determinizer.
 
-:func:`sample_deal` takes one seat's copy of the record of the current deal
+:class:`DealSampler` takes one seat's copy of the record of the current deal
 (:func:`commerce_env.knowledge.seat_record`: every card it has not seen is
 ``None``) and places every hidden card anew, in a way that this seat cannot
 tell from the true deal: every card it saw is where it saw it, every
@@ -39,7 +39,7 @@ from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
 
-__all__ = ["DealSampler", "SampledDeal", "sample_deal"]
+__all__ = ["DealSampler", "SampledDeal", "ShufflePlan"]
 
 MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
@@ -59,6 +59,20 @@ class SampledDeal(NamedTuple):
     stock: list[int]
     discards: list[int]
     offer: tuple[int, int] | None
+
+
+class ShufflePlan(NamedTuple):
+    """What is left to chance where no hidden choice is: ``free`` (ascending) shuffled over the
+    positions ``unwritten``, the rest as ``written``; ``hands`` ... ``offer`` name positions."""
+
+    written: dict[int, int]
+    unwritten: list[int]
+    free: list[int]
+    hands: dict[int, list[int]]
+    table: list[int]
+    stock: list[int]
+    discards: list[int]
+    offer: int | None
 
 
 class _World:
@@ -92,25 +106,18 @@ class _World:
         return True
 
 
-def sample_deal(deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
-                ship: bool, deck: Sequence[int], rng: random.Random) -> SampledDeal:
-    """The hidden cards of one deal placed anew, consistently with ``seat``'s record of it.
+class DealSampler:
+    """The hidden cards of one deal placed anew, consistently with ``seat``'s record of it:
+    ``DealSampler(...).sample(rng)``, as many times as wanted.
 
     ``deal`` is the seat's masked record of the deal, its ``deal`` entry
     first; ``order`` the players of the deal, eldest first; ``table_size``
     the face-up cards dealt (R1.5); ``bottom`` Peel's discard under the stock
     (R5.3); ``ship`` My Ship Sails' rule that a flush ends the deal (R7.3);
-    ``deck`` every card of the pack.  ``rng`` drives the sampling.
-    """
-    return DealSampler(deal, seat, order, table_size, bottom, ship, deck).sample(rng)
-
-
-class DealSampler:
-    """:func:`sample_deal` for many samples of one deal: what depends only on the seat's
-    record (the replay steps, the constraints, the first positions, and where no hidden
+    ``deck`` every card of the pack.  What depends only on the record (the
+    replay steps, the constraints, the first positions, and where no hidden
     choice is left to chance the searched positions themselves) is worked out once.
-    ``sample(rng)`` gives exactly what ``sample_deal(..., rng)`` gives and draws the same
-    numbers from ``rng``."""
+    """
 
     def __init__(self, deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
                  ship: bool, deck: Sequence[int]):
@@ -132,6 +139,20 @@ class DealSampler:
                 if written is None:  # the cards already written make a flush: choose again
                     break
         raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
+
+    def shuffle_plan(self) -> ShufflePlan | None:
+        """Where every later :meth:`sample` only shuffles: once a sample has found that no hidden
+        choice is drawn (the variants with a face-up table), and no flush of the past constrains
+        the shuffle (R7.3), each sample draws exactly ``rng.shuffle(list(plan.free))`` and puts
+        the cards over ``plan.unwritten`` in order; otherwise None."""
+        world = self._searched
+        if world is None or world.ship_checks is not None:
+            return None
+        card_of = world.card_of
+        return ShufflePlan(dict(card_of), [item for item in range(len(self.deck)) if item not in card_of],
+                           sorted(card for card in self.deck if card not in world.item_of),
+                           {seat: list(items) for seat, items in world.hands.items()}, list(world.table),
+                           list(world.stock), list(world.discards), world.offer)
 
     def _search(self, rng: random.Random) -> _World | None:
         if self._searched is not None:

@@ -230,7 +230,7 @@ class BatchEngine:
         knows cards to be): faster, for players that read no observation.  A refused game
         raises ``ValueError`` naming its index and why, before anything changes.  The loaded
         games' :attr:`rewards` are zero; what they had not yet paid comes with their next step."""
-        from .load import game_row, refresh_masks, unloadable
+        from .load import game_row, unloadable
 
         places = self._all[:len(games)] if where is None else np.asarray(where)
         if places.shape != (len(games),) or (places.size and (
@@ -255,10 +255,31 @@ class BatchEngine:
             self._layout(most)
         offsets = self.params.tolist()
         rows = np.array([game_row(game, offsets, knowledge) for game in distinct], dtype=np.int64)
-        places = places.astype(np.int64)
+        rows = rows.reshape(len(distinct), int(self.params[P_WIDTH]))
+        self.load_rows(rows[[seen[id(game)] for game in games]], places)
+
+    def sample_rows(self, view: Any, rng: Any, count: int) -> np.ndarray:
+        """The worlds ``view.sample_worlds(rng, count)`` deals (R11), drawn alike, as rows for
+        :meth:`load_rows` (:func:`commerce_env.vector.sampled.sampled_rows`): search's worlds."""
+        from .sampled import sampled_rows
+
+        return sampled_rows(view, rng, count, self.params)
+
+    def load_rows(self, rows: np.ndarray, where: Sequence[int] | np.ndarray) -> None:
+        """Put rows of this engine's layout into game indices ``where``: rows that
+        :func:`commerce_env.vector.load.game_row` wrote for :meth:`load_games`, or that
+        :func:`commerce_env.vector.sampled.sampled_rows` made for search (trusted input: a row
+        is not checked to be a state the rules can reach).  Each game keeps its own random
+        generator; the loaded games' :attr:`rewards` are zero."""
+        from .load import refresh_masks
+
+        places = np.asarray(where, dtype=np.int64)
+        width = int(self.params[P_WIDTH])
+        if rows.shape != (len(places), width):
+            raise ValueError(f"rows must have shape ({len(places)}, {width}), got {rows.shape}")
         if len(places):
             rng = self._st[places, G_RNG]
-            self._st[places] = rows[[seen[id(game)] for game in games]]
+            self._st[places] = rows
             self._st[places, G_RNG] = rng
         self._rewards[places] = 0.0
         refresh_masks(self._st, self.params, places, self._masks)
