@@ -6,7 +6,8 @@ gives, drawing the same numbers from ``rng``.  Where the deal's hidden choices a
 forced (:meth:`commerce_env.engine.determinize.DealSampler.shuffle_plan`: the variants
 with a face-up table), every world after the first differs from it only in the cards
 shuffled over the hidden positions; those rows are the first one's with the cards put
-in place by array writes, and a world costs its shuffle alone.  Elsewhere each world is
+in place by array writes, and a world costs its shuffle alone, compiled
+(:mod:`.python_random`, the very numbers Python's generator would draw).  Elsewhere each world is
 sampled and written as a readable game.
 """
 
@@ -21,6 +22,7 @@ from ..engine.determinize import ShufflePlan
 from ..view import SeatView
 from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
 from .load import game_row
+from .python_random import shuffled_copies
 
 
 def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequence[int]) -> np.ndarray:
@@ -45,12 +47,9 @@ def _shuffled_rows(plan: ShufflePlan, rows: np.ndarray, start: int, rng: random.
     """Rows ``start:`` from row ``start - 1`` (a world of the same plan), each with the cards of
     one shuffle of ``plan.free`` over ``plan.unwritten``, drawn as ``DealSampler.sample`` draws."""
     count = len(rows) - start
-    shuffles = np.empty((count, len(plan.free)), dtype=np.int64)
-    for k in range(count):
-        rng.getrandbits(64)  # the world's generator for later deals: a row keeps the engine's own (G_RNG)
-        cards = list(plan.free)
-        rng.shuffle(cards)
-        shuffles[k] = cards
+    # Each world draws the seed of its generator for later deals (dropped: a row keeps the
+    # engine's own, G_RNG), then its shuffle: compiled, the same numbers as in Python.
+    shuffles = shuffled_copies(rng, plan.free, count, skip_bits=64)
     positions = len(plan.written) + len(plan.unwritten)
     cards = np.empty((count, positions), dtype=np.int64)
     for item, card in plan.written.items():
