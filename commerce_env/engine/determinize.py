@@ -26,7 +26,8 @@ unwritten positions; in My Ship Sails so that no hand of the past was a flush
 (R7.3: it would have been declared).
 
 The samples are consistent, not exactly uniform over everything consistent
-(the choices are drawn uniformly step by step).
+(the choices are drawn uniformly step by step).  The replay and its search are
+:mod:`.hidden_moves`; this module places the cards.
 """
 
 from __future__ import annotations
@@ -38,16 +39,12 @@ from typing import NamedTuple
 from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
+from .hidden_moves import World, constraints, first_world, replay_steps, search
 
-__all__ = ["DealSampler", "SampledDeal", "ShufflePlan"]
+__all__ = ["DealSampler", "Places", "SampledDeal", "ShufflePlan"]
 
 MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
-
-# Step kinds of the replay.
-_READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _SHOW, _NOTHING = range(8)
-_KINDS = {"ready_money": _READY_MONEY, "offer": _OFFER, "give": _GIVE, "exchange": _EXCHANGE,
-          "take_widow": _TAKE_WIDOW, "keep_hand": _KEEP_HAND, SHOW: _SHOW}
 
 
 class SampledDeal(NamedTuple):
@@ -61,13 +58,11 @@ class SampledDeal(NamedTuple):
     offer: tuple[int, int] | None
 
 
-class ShufflePlan(NamedTuple):
-    """What is left to chance where no hidden choice is: ``free`` (ascending) shuffled over the
-    positions ``unwritten``, the rest as ``written``; ``hands`` ... ``offer`` name positions."""
+class Places(NamedTuple):
+    """Where a deal's positions are (``hands`` by seat, ``table``, ``stock`` with its top last,
+    ``discards``, and ``offer``, a position or None) and the card on each position of ``cards``."""
 
-    written: dict[int, int]
-    unwritten: list[int]
-    free: list[int]
+    cards: dict[int, int]
     hands: dict[int, list[int]]
     table: list[int]
     stock: list[int]
@@ -75,35 +70,13 @@ class ShufflePlan(NamedTuple):
     offer: int | None
 
 
-class _World:
-    """Positions (ints) in hands, table, stock and discards, and the cards written on them."""
+class ShufflePlan(NamedTuple):
+    """What is left to chance where no hidden choice is: ``free`` (ascending) shuffled over the
+    positions ``unwritten``; ``places`` holds the positions and the other positions' cards."""
 
-    __slots__ = ("hands", "table", "stock", "discards", "card_of", "item_of", "offer", "offer_seat",
-                 "moved", "ship_checks")
-
-    def copy(self) -> _World:
-        new = object.__new__(_World)
-        new.hands = {seat: list(items) for seat, items in self.hands.items()}
-        new.table = list(self.table)
-        new.stock = list(self.stock)
-        new.discards = list(self.discards)
-        new.card_of = dict(self.card_of)
-        new.item_of = dict(self.item_of)
-        new.offer, new.offer_seat = self.offer, self.offer_seat
-        new.moved = self.moved  # persistent lists (cons cells): shared safely
-        new.ship_checks = self.ship_checks
-        return new
-
-    def write(self, item: int, card: int) -> bool:
-        """Write ``card`` on position ``item``; False if that contradicts what is written."""
-        known = self.card_of.get(item)
-        if known is not None:
-            return known == card
-        if card in self.item_of:
-            return False
-        self.card_of[item] = card
-        self.item_of[card] = item
-        return True
+    places: Places
+    unwritten: list[int]
+    free: list[int]
 
 
 class DealSampler:
@@ -124,18 +97,26 @@ class DealSampler:
         if not deal or deal[0][1] != DEAL:
             raise ValueError("a deal's record starts with its deal entry")
         self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
-        self.steps = _steps(deal)
-        self.allowed = _constraints(self.steps, seat, bottom)
-        self.first = _first_world(deal[0][2], order, table_size, ship)
-        self._searched: _World | None = None  # the search's answer where it drew nothing at random
+        self.steps = replay_steps(deal)
+        self.allowed = constraints(self.steps, seat, bottom)
+        self.first = first_world(deal[0][2], order, table_size, ship)
+        self._searched: World | None = None  # the search's answer where it drew nothing at random
 
     def sample(self, rng: random.Random) -> SampledDeal:
+        """One re-deal, drawn with ``rng``."""
+        return _fill(self._placed(rng), self.deal)
+
+    def sample_places(self, rng: random.Random) -> Places:
+        """Where :meth:`sample` would put every card, drawn alike, without the deal's record."""
+        return _places(self._placed(rng))
+
+    def _placed(self, rng: random.Random) -> World:
         for _ in range(MAX_ATTEMPTS):
             world = self._search(rng)
             for _ in range(FILL_ATTEMPTS if world is not None else 0):
                 written = _write_unseen(world, self.deck, rng)
                 if written:
-                    return _fill(world, self.deal)
+                    return world
                 if written is None:  # the cards already written make a flush: choose again
                     break
         raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
@@ -149,291 +130,20 @@ class DealSampler:
         if world is None or world.ship_checks is not None:
             return None
         card_of = world.card_of
-        return ShufflePlan(dict(card_of), [item for item in range(len(self.deck)) if item not in card_of],
-                           sorted(card for card in self.deck if card not in world.item_of),
-                           {seat: list(items) for seat, items in world.hands.items()}, list(world.table),
-                           list(world.stock), list(world.discards), world.offer)
+        return ShufflePlan(_places(world.copy()), [item for item in range(len(self.deck)) if item not in card_of],
+                           sorted(card for card in self.deck if card not in world.item_of))
 
-    def _search(self, rng: random.Random) -> _World | None:
+    def _search(self, rng: random.Random) -> World | None:
         if self._searched is not None:
             return self._searched.copy()
         drawn = [False]
-        world = _search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed, drawn)
+        world = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed, drawn)
         if world is not None and not drawn[0]:  # every choice was forced: the same answer every time
             self._searched = world.copy()
         return world
 
 
-def _first_world(pack: Sequence[int | None], order: Sequence[int], table_size: int, ship: bool) -> _World:
-    """The deal's positions (R1.5) and the cards the seat sees at once (``None``: hidden)."""
-    m = len(order)
-    world = object.__new__(_World)
-    world.hands = {s: [i, i + m, i + 2 * m] for i, s in enumerate(order)}
-    top = 3 * m
-    world.table = list(range(top, top + table_size))
-    top += table_size
-    world.stock = list(reversed(range(top, len(pack))))
-    world.discards = []
-    world.card_of, world.item_of = {}, {}
-    world.offer = world.offer_seat = None
-    world.moved = None
-    world.ship_checks = None
-    for item, card in enumerate(pack):  # its own hand (unless blind, R6.2), the face-up table
-        if card is not None:
-            world.write(item, card)
-    if ship:
-        world.ship_checks = (tuple(tuple(items) for items in world.hands.values()), None)
-    return world
-
-
-def _steps(deal: Sequence[tuple]) -> list[tuple]:
-    """The deal's record after its deal entry as replay steps; hidden cards are ``None``."""
-    steps = []
-    for index in range(1, len(deal)):
-        actor, kind, cards, _ = deal[index]
-        code = _KINDS.get(kind, _NOTHING)
-        if code == _READY_MONEY:
-            steps.append((code, actor, cards[0], cards[1]))  # the discard, the card drawn
-        elif code == _OFFER:
-            card = cards[0]
-            reply = deal[index + 1] if index + 1 < len(deal) else None
-            if card is None and reply is not None and reply[1] == "give":
-                card = reply[2][1]  # the neighbour saw the offered card when he took it
-            steps.append((code, actor, card))
-        elif code == _GIVE:
-            steps.append((code, actor, cards[0], deal[index - 1][0], cards[1]))  # ..., trader, offered
-        elif code == _EXCHANGE:
-            steps.append((code, actor, cards[0], cards[1]))
-        elif code == _TAKE_WIDOW:
-            steps.append((code, actor, cards[:3]))  # his unseen hand, now face up
-        elif code in (_KEEP_HAND, _SHOW):
-            steps.append((code, actor, cards))
-        else:
-            steps.append((_NOTHING, actor))
-    return steps
-
-
-_STOCK, _DISCARDS = -1, -2  # places other than a seat's hand, for the constraints
-
-
-def _constraints(steps: list[tuple], seat: int, bottom: bool) -> dict[int, dict[int, set[int]]]:
-    """Where each card the seat saw, gave away and will see again may be before each step.
-
-    A card that left ``seat``'s hand (given, or discarded) and later comes back
-    into it (received, or drawn) must travel from where it went to where it is
-    seen again through the hidden moves between.  Going backwards from the
-    sighting gives, before each step, the places from which it can still get
-    there; choices that leave a card where it cannot are never drawn.  Only
-    trade and barter and My Ship Sails have hidden moves.
-    """
-    left: dict[int, int] = {}  # card -> step at which it left the seat's hand
-    sightings = []  # (card, place before the step, step, step it left)
-    for j, step in enumerate(steps):
-        code = step[0]
-        if code == _READY_MONEY and step[1] == seat:
-            left[step[2]] = j
-            if step[3] in left:
-                sightings.append((step[3], _STOCK, j, left.pop(step[3])))
-        elif code == _GIVE and seat in (step[1], step[3]):
-            giver, trader = step[1], step[3]
-            gone, back, source = (step[4], step[2], giver) if trader == seat else (step[2], step[4], trader)
-            left[gone] = j
-            if back in left:
-                sightings.append((back, source, j, left.pop(back)))
-    destination = _STOCK if bottom else _DISCARDS
-    allowed: dict[int, dict[int, set[int]]] = {}
-    for card, place, sighted, gone in sightings:
-        places = {place}
-        table = allowed.setdefault(card, {})
-        table[sighted] = places
-        for j in range(sighted - 1, gone, -1):
-            step = steps[j]
-            code, actor = step[0], step[1]
-            if code == _READY_MONEY and actor != seat:
-                before = set(places)
-                if destination in places:
-                    before.add(actor)
-                if actor in places:
-                    before.add(_STOCK)
-                places = before
-            elif code == _GIVE and seat not in (actor, step[3]):
-                before = set(places)
-                if actor in places:
-                    before.add(step[3])
-                if step[3] in places:
-                    before.add(actor)
-                places = before
-            table[j] = places
-    return allowed
-
-
-def _choices(steps: list[tuple], index: int, world: _World, seat: int,
-             allowed: dict[int, dict[int, set[int]]], bottom: bool) -> list:
-    """The positions a step may move in ``world`` (one ``None`` when nothing is chosen)."""
-    step = steps[index]
-    code, actor = step[0], step[1]
-    if code == _READY_MONEY or code == _OFFER or code == _GIVE:
-        if actor == seat:  # he knows which card he names
-            item = world.item_of.get(step[2])
-            return [item] if item in world.hands[actor] else []
-        hand = world.hands[actor]
-        if code == _OFFER:
-            reply = steps[index + 1] if index + 1 < len(steps) else None
-            moved_at, target = index + 1, (reply[1] if reply is not None else None)
-            sighted = reply is not None and reply[0] == _GIVE and reply[1] == seat
-        elif code == _GIVE:
-            moved_at, target = index, step[3]
-            sighted = target == seat
-        else:
-            moved_at, target = index, _STOCK if bottom else _DISCARDS
-            sighted = False
-        if sighted:  # the seat receives this card: it must be the one he saw
-            item = world.item_of.get(step[2])
-            if item is not None:
-                return [item] if item in hand else []
-            return [i for i in hand if i not in world.card_of]
-        free, forced = [], []
-        for item in hand:
-            card = world.card_of.get(item)
-            places = allowed[card].get(moved_at + 1) if card in allowed else None
-            if places is None:
-                free.append(item)
-                continue
-            may_move, may_stay = target in places, actor in places
-            if not may_stay:
-                forced.append(item)
-            if may_move:
-                free.append(item)
-        if forced:
-            return forced if len(forced) == 1 and forced[0] in free else []
-        return free  # a face-down choice: any card of his that can be where it is seen again
-    if code == _EXCHANGE:  # face up: the card is known, only its position may be open
-        item = world.item_of.get(step[2])
-        if item is not None:
-            return [item] if item in world.hands[actor] else []
-        unwritten = [i for i in world.hands[actor] if i not in world.card_of]
-        return unwritten[:1]  # unwritten positions of one hand are alike
-    return [None]
-
-
-def _apply(step: tuple, world: _World, item: int | None, seat: int, bottom: bool) -> bool:
-    """Play ``step`` with the chosen position on ``world``; False on a contradiction."""
-    code, actor = step[0], step[1]
-    if code == _READY_MONEY:  # R5.3
-        world.hands[actor].remove(item)
-        if bottom:
-            world.stock.insert(0, item)
-        else:
-            world.discards.append(item)
-        drawn = world.stock.pop()
-        world.hands[actor].append(drawn)
-        world.moved = ((item, drawn), world.moved)
-        return actor != seat or world.write(drawn, step[3])  # he sees what he draws
-    if code == _OFFER:  # R5.4, R7.2: face down
-        world.offer, world.offer_seat = item, actor
-        world.moved = ((item,), world.moved)
-        return True
-    if code == _GIVE:
-        trader, offered = world.offer_seat, world.offer
-        world.hands[trader].remove(offered)
-        world.hands[actor].remove(item)
-        world.hands[trader].append(item)
-        world.hands[actor].append(offered)
-        world.offer = world.offer_seat = None
-        world.moved = ((item, offered), world.moved)
-        seen = item if trader == seat else offered if actor == seat else None
-        if seen is not None:  # each sees what he receives
-            new = seen not in world.card_of
-            if not world.write(seen, step[2] if trader == seat else step[4]):
-                return False
-            if new and world.ship_checks is not None and _past_flush(world, seen):
-                return False
-        if world.ship_checks is not None:  # R7.3: neither hand may have become a flush
-            hands = (tuple(world.hands[trader]), tuple(world.hands[actor]))
-            card_of = world.card_of
-            for items in hands:
-                if all(i in card_of for i in items) and is_ship([card_of[i] for i in items]):
-                    return False
-            world.ship_checks = (hands, world.ship_checks)
-        return True
-    if code == _EXCHANGE:  # R6.3, R8.2: both cards face up
-        if not world.write(item, step[2]):
-            return False
-        taken = world.item_of[step[3]]
-        slot = world.table.index(taken)
-        world.table[slot] = item
-        world.hands[actor].remove(item)
-        world.hands[actor].append(taken)
-        world.moved = ((item, taken), world.moved)
-        return True
-    if code == _TAKE_WIDOW:  # R6.2: his unseen hand becomes the face-up widow
-        hand = world.hands[actor]  # still the dealt positions: his first decision
-        for position, card in zip(hand, step[2], strict=True):  # the cards sorted, as he holds them
-            if not world.write(position, card):
-                return False
-        world.moved = ((*hand, *world.table), world.moved)
-        world.hands[actor] = list(world.table)
-        world.table = list(hand)
-        return True
-    if code == _KEEP_HAND or code == _SHOW:  # he looks at his cards; or every hand is shown (R11)
-        hand = world.hands[actor]
-        world.moved = (tuple(hand), world.moved)
-        cards = step[2]
-        if cards[0] is None:  # another's look at his own hand
-            return True
-        missing = [c for c in cards if world.item_of.get(c) not in hand]
-        open_items = [i for i in hand if i not in world.card_of]
-        if len(missing) != len(open_items):
-            return False
-        return all(world.write(i, c) for i, c in zip(open_items, missing, strict=True))
-    world.moved = ((), world.moved)
-    return True
-
-
-def _past_flush(world: _World, item: int) -> bool:
-    """Whether a card just written on ``item`` completes a flush in a hand of the past (R7.3)."""
-    card_of = world.card_of
-    checks = world.ship_checks
-    while checks is not None:
-        hands, checks = checks
-        for items in hands:
-            if item in items and all(i in card_of for i in items) and is_ship([card_of[i] for i in items]):
-                return True
-    return False
-
-
-def _search(steps: list[tuple], world: _World, seat: int, bottom: bool, rng: random.Random,
-            allowed: dict[int, dict[int, set[int]]], drawn: list[bool]) -> _World | None:
-    """Depth-first search for hidden choices consistent with everything ``seat`` saw
-    (``allowed``: :func:`_constraints`); ``drawn[0]`` becomes True once a choice among
-    several is drawn from ``rng``.
-
-    ``None`` if a budget of tries runs out (the caller starts again with new draws).
-    """
-    budget = 5 * (len(steps) + 1) + 100  # small: fresh random draws beat long backtracking
-    stack: list[tuple[int, _World, list]] = [(0, world, None)]
-    while stack and budget:
-        index, current, options = stack[-1]
-        if index == len(steps):
-            return current
-        if options is None:
-            options = _choices(steps, index, current, seat, allowed, bottom)
-            if len(options) > 1:
-                rng.shuffle(options)  # a list of one or none draws nothing
-                drawn[0] = True
-            stack[-1] = (index, current, options)
-        if not options:
-            stack.pop()
-            continue
-        budget -= 1
-        item = options.pop()
-        trial = current.copy()
-        if _apply(steps[index], trial, item, seat, bottom):
-            stack.append((index + 1, trial, None))
-    return None
-
-
-def _write_unseen(world: _World, pack: Sequence[int], rng: random.Random) -> bool | None:
+def _write_unseen(world: World, pack: Sequence[int], rng: random.Random) -> bool | None:
     """Shuffle the cards never written over the unwritten positions.
 
     In My Ship Sails no hand of the past may have been a flush (R7.3): the
@@ -475,7 +185,11 @@ def _write_unseen(world: _World, pack: Sequence[int], rng: random.Random) -> boo
     return True
 
 
-def _fill(world: _World, deal: Sequence[tuple]) -> SampledDeal:
+def _places(world: World) -> Places:
+    return Places(world.card_of, world.hands, world.table, world.stock, world.discards, world.offer)
+
+
+def _fill(world: World, deal: Sequence[tuple]) -> SampledDeal:
     """The sampled deal: where each card is, and the record with the sampled cards."""
     card_of = world.card_of
     moved = []
