@@ -40,13 +40,15 @@ def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequenc
     if plan is not None:
         _shuffled_rows(plan, rows[1:], rows[0], rng, offsets, offer)
         return rows
-    for k in range(1, count):
+    placed = []
+    for _ in range(1, count):
         rng.getrandbits(64)  # the world's generator for later deals: a row keeps the engine's own (G_RNG)
-        places = sampler.sample_places(rng)
-        cards = np.empty((1, len(places.cards)), dtype=np.int64)
-        cards[0, list(places.cards)] = list(places.cards.values())
-        rows[k] = rows[0]
-        _write_cards(rows[k:k + 1], places, cards, offsets, offer)
+        placed.append(sampler.sample_places(rng))
+    if placed:
+        positions = range(len(placed[0].cards))
+        cards = np.array([[places.cards[i] for i in positions] for places in placed], dtype=np.int64)
+        rows[1:] = rows[0]
+        _write_cards(rows[1:], placed, cards, offsets, offer)
     return rows
 
 
@@ -63,19 +65,30 @@ def _shuffled_rows(plan: ShufflePlan, out: np.ndarray, first: np.ndarray, rng: r
         cards[:, item] = card
     cards[:, plan.unwritten] = shuffles
     out[:] = first
-    _write_cards(out, plan.places, cards, p, offer)
+    _write_cards(out, [plan.places], cards, p, offer)
 
 
-def _write_cards(out: np.ndarray, places: Places, cards: np.ndarray, p: list[int], offer: bool) -> None:
-    """Write into the rows ``out`` the cards of the positions in ``places`` where ``game_row``
-    writes them; ``cards[r, position]`` is the card on a position in row ``r``'s world."""
-    for seat, items in places.hands.items():
-        if items:  # a hand is kept sorted (R2), as game_row writes it
-            at = p[K.P_HANDS_AT] + 3 * seat
-            out[:, at:at + 3] = np.sort(cards[:, items], axis=1)
-    for name, items in ((K.P_TABLE_AT, places.table), (K.P_STOCK_AT, places.stock),
-                        (K.P_DISCARDS_AT, places.discards)):
-        if items:
-            out[:, p[name]:p[name] + len(items)] = cards[:, items]
-    if offer and places.offer is not None:
-        out[:, K.G_OFFER_CARD] = cards[:, places.offer]
+def _write_cards(out: np.ndarray, placed: list[Places], cards: np.ndarray, p: list[int], offer: bool) -> None:
+    """Write into the rows ``out`` the cards of their worlds' positions where ``game_row`` writes
+    them: ``placed`` holds each row's positions (or one entry for all rows), ``cards[r, position]``
+    the card on a position in row ``r``'s world."""
+    if not len(out):
+        return
+    rows = np.arange(len(out))[:, None]
+
+    def cards_at(name: str) -> np.ndarray:  # each row's cards on the positions ``places.<name>``
+        positions = np.array([getattr(places, name) for places in placed], dtype=np.int64)
+        return cards[rows, positions.reshape(len(placed), -1)]
+
+    seats = [seat for seat, items in placed[0].hands.items() if items]
+    if seats:  # a hand is kept sorted (R2), as game_row writes it
+        hands = np.array([[places.hands[s] for s in seats] for places in placed], dtype=np.int64)
+        held = np.sort(cards[rows[:, :, None], hands], axis=2)
+        columns = [p[K.P_HANDS_AT] + 3 * seat + j for seat in seats for j in range(3)]
+        out[:, columns] = held.reshape(len(out), -1)
+    for at, name in ((K.P_TABLE_AT, "table"), (K.P_STOCK_AT, "stock"), (K.P_DISCARDS_AT, "discards")):
+        size = len(getattr(placed[0], name))
+        if size:
+            out[:, p[at]:p[at] + size] = cards_at(name)
+    if offer and placed[0].offer is not None:
+        out[:, K.G_OFFER_CARD] = cards_at("offer")[:, 0]
