@@ -142,6 +142,7 @@ class SeatView:
         (the same worlds, the same numbers drawn), for less work: what depends only on this
         seat's record is worked out once (:class:`commerce_env.engine.determinize.DealSampler`)."""
         sampler = self.deal_sampler()
+        check_sampling(rng, count)
         worlds = []
         for _ in range(count):
             world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
@@ -163,6 +164,15 @@ class SeatView:
                                    discards=sampled.discards,
                                    offer=sampled.offer if self.offer_from is not None else None,
                                    record=[*self._past, *sampled.record], deal_start=len(self._past) + 1, rng=rng)
+
+
+def check_sampling(rng: Any, count: Any) -> None:
+    """Refuse, naming it, a generator that is not a ``random.Random`` or a count that is not a
+    whole number from 0."""
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise ValueError(f"count must be a whole number from 0, got {count!r}")
 
 
 def entry_text(kind: str, cards: tuple) -> str:

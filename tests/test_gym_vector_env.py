@@ -182,6 +182,8 @@ def test_the_masks_can_travel_in_infos_instead(mode):
     assert ended > 0
     with pytest.raises(ValueError, match="'mask'"):
         CommerceVectorEnv(3, action_mask="mask")
+    with pytest.raises(ValueError, match="bad action_mask array"):
+        CommerceVectorEnv(3, action_mask=np.array([1]))
 
 
 @pytest.mark.parametrize("mode", ["same_step", "next_step"])

@@ -28,7 +28,7 @@ def python_shuffles(rng: random.Random, items: list[int], count: int, skip_bits:
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**64 - 1), st.integers(0, 700), st.lists(st.integers(0, 51), max_size=52),
-       st.integers(1, 40), st.sampled_from([0, 32, 64]))
+       st.integers(0, 40), st.sampled_from([0, 32, 64]))
 def test_the_same_permutations_and_the_same_state_after(seed, warm_up, items, count, skip_bits):
     compiled, python = random.Random(seed), random.Random(seed)
     for rng in (compiled, python):  # anywhere in the generator's 624-word cycle
@@ -37,6 +37,16 @@ def test_the_same_permutations_and_the_same_state_after(seed, warm_up, items, co
     assert got.shape == (count, len(items))
     assert got.tolist() == python_shuffles(python, items, count, skip_bits)
     assert compiled.getstate() == python.getstate()
+
+
+def test_long_lists_shuffle_alike_and_bad_counts_are_refused():
+    compiled, python = random.Random(9), random.Random(9)
+    items = list(range(-500, 500))
+    assert shuffled_copies(compiled, items, 3, 96).tolist() == python_shuffles(python, items, 3, 96)
+    assert compiled.getstate() == python.getstate()
+    for count, skip in ((-1, 0), (2, -32), (2, 1.5)):
+        with pytest.raises(ValueError, match="must be a whole number from 0"):
+            shuffled_copies(random.Random(1), [1, 2, 3], count, skip)
 
 
 def test_a_generator_of_another_class_is_served_by_python_itself():

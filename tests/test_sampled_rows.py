@@ -17,6 +17,7 @@ from strategies import game_setups, setup_game  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
 from commerce_env.vector import BatchEngine  # noqa: E402
+from commerce_env.vector import row as K  # noqa: E402, N812
 from commerce_env.vector.load import game_row  # noqa: E402
 from commerce_env.vector.sampled import sampled_rows  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
@@ -25,8 +26,8 @@ from commerce_env.view import seat_view  # noqa: E402
 def rows_of_worlds(view, rng, count, engine):
     """What sampled_rows must give: each world of ``view.sample_worlds`` written by game_row."""
     offsets = engine.params.tolist()
-    return np.array([game_row(w, offsets, knowledge=False) for w in view.sample_worlds(rng, count)],
-                    dtype=np.int64).reshape(count, -1)
+    rows = [game_row(w, offsets, knowledge=False) for w in view.sample_worlds(rng, count)]
+    return np.array(rows, dtype=np.int64).reshape(count, int(engine.params[K.P_WIDTH]))
 
 
 def decision_views(game, rng, limit=4):
@@ -39,7 +40,7 @@ def decision_views(game, rng, limit=4):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(1, 8))
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(0, 8))
 def test_the_rows_are_those_of_the_sampled_worlds(setup, play_seed, count):
     # R11: the rows hold exactly the worlds the readable search would sample, nothing else.
     rules, num_players = setup[0], setup[1]
@@ -77,7 +78,24 @@ def test_the_shuffle_plan_serves_where_no_hidden_choice_is_drawn(variant, shuffl
     assert plans and (all(plans) if shuffles_only else not all(plans))
 
 
-def test_rows_of_another_layout_are_refused():
+def test_bad_rows_places_views_and_counts_are_refused_naming_them():
     engine = BatchEngine("widow", 4, 3)
-    with pytest.raises(ValueError, match=r"rows must have shape \(2, "):
+    width = int(engine.params[K.P_WIDTH])
+    with pytest.raises(ValueError, match=r"rows must be int64 of shape \(games, "):
         engine.load_rows(np.zeros((2, 5), dtype=np.int64), [0, 1])
+    with pytest.raises(ValueError, match="rows must be int64"):
+        engine.load_rows(np.zeros((2, width)), [0, 1])  # floats would be cut to whole numbers
+    for where in ([-1, 0], [0, 0], [0, 3], [True, False]):
+        with pytest.raises(ValueError, match="where must"):
+            engine.load_rows(np.zeros((2, width), dtype=np.int64), where)
+    view = seat_view(new_game(make_rules("trade_barter"), 4, seed=1), 0)
+    for other in (BatchEngine("trade_barter", 3, 2), BatchEngine("widow", 4, 2)):
+        with pytest.raises(ValueError, match="cannot be games of this engine: it is trade_barter with 4"):
+            other.sample_rows(view, random.Random(1), 2)
+    same = BatchEngine("trade_barter", 4, 2)
+    with pytest.raises(ValueError, match="count must be a whole number from 0, got -1"):
+        same.sample_rows(view, random.Random(1), -1)
+    with pytest.raises(ValueError, match="count must be"):
+        view.sample_worlds(random.Random(1), -1)
+    with pytest.raises(TypeError, match="rng must be a random.Random, got Generator"):
+        view.sample_worlds(np.random.default_rng(1), 2)

@@ -309,3 +309,10 @@ def test_the_first_compile_is_announced_and_later_runs_are_quiet(tmp_path, monke
     assert first_compile_notice() is None  # this process already compiled (and cached) the kernels
     monkeypatch.setattr(kernels, "__file__", str(tmp_path / "kernels.py"))  # a fresh install: no cache yet
     assert "numba" in first_compile_notice()
+
+
+@pytest.mark.parametrize("name, value", [("action_mask", "info"), ("autoreset_mode", "next_step")])
+def test_the_sb3_vec_env_refuses_what_its_api_fixes(name, value):
+    # SB3 reads masks through action_masks() and resets by its own contract.
+    with pytest.raises(ValueError, match=f"{name}: the SB3 VecEnv takes none"):
+        make_vec_env("widow", 4, 2, **{name: value})

@@ -26,6 +26,10 @@ class BatchVecEnv(VecEnv):
 
     def __init__(self, variant: str, num_players: int, num_envs: int, opponents: Sequence[Any] = ("random",),
                  seed: int = 0, resolver: Callable[..., Any] | None = None, **kwargs: Any):
+        for name in ("action_mask", "autoreset_mode"):  # SB3's API fixes both: action_masks(), its own reset
+            if name in kwargs:
+                raise ValueError(f"{name}: the SB3 VecEnv takes none (masks come from action_masks()), "
+                                 f"got {kwargs[name]!r}")
         self.env = CommerceVectorEnv(num_envs, variant, num_players, opponents=opponents, seed=seed,
                                      resolver=resolver, **kwargs)
         self.render_mode = None

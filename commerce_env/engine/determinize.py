@@ -136,9 +136,8 @@ class DealSampler:
     def _search(self, rng: random.Random) -> World | None:
         if self._searched is not None:
             return self._searched.copy()
-        drawn = [False]
-        world = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed, drawn)
-        if world is not None and not drawn[0]:  # every choice was forced: the same answer every time
+        world, drawn = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed)
+        if world is not None and not drawn:  # every choice was forced: the same answer every time
             self._searched = world.copy()
         return world
 
@@ -186,6 +185,7 @@ def _write_unseen(world: World, pack: Sequence[int], rng: random.Random) -> bool
 
 
 def _places(world: World) -> Places:
+    """The positions of ``world`` and their cards (shared with it: a sampled world is used once)."""
     return Places(world.card_of, world.hands, world.table, world.stock, world.discards, world.offer)
 
 

@@ -28,6 +28,7 @@ class World:
                  "moved", "ship_checks")
 
     def copy(self) -> World:
+        """An independent copy for a trial move (the move histories are shared: never changed)."""
         new = object.__new__(World)
         new.hands = {seat: list(items) for seat, items in self.hands.items()}
         new.table = list(self.table)
@@ -291,24 +292,25 @@ def _past_flush(world: World, item: int) -> bool:
 
 
 def search(steps: list[tuple], world: World, seat: int, bottom: bool, rng: random.Random,
-            allowed: dict[int, dict[int, set[int]]], drawn: list[bool]) -> World | None:
+            allowed: dict[int, dict[int, set[int]]]) -> tuple[World | None, bool]:
     """Depth-first search for hidden choices consistent with everything ``seat`` saw
-    (``allowed``: :func:`constraints`); ``drawn[0]`` becomes True once a choice among
-    several is drawn from ``rng``.
+    (``allowed``: :func:`constraints`), and whether a choice among several was drawn from
+    ``rng`` (if not, every search of this deal gives the same answer).
 
     ``None`` if a budget of tries runs out (the caller starts again with new draws).
     """
+    drawn = False
     budget = 5 * (len(steps) + 1) + 100  # small: fresh random draws beat long backtracking
     stack: list[tuple[int, World, list]] = [(0, world, None)]
     while stack and budget:
         index, current, options = stack[-1]
         if index == len(steps):
-            return current
+            return current, drawn
         if options is None:
             options = _choices(steps, index, current, seat, allowed, bottom)
             if len(options) > 1:
                 rng.shuffle(options)  # a list of one or none draws nothing
-                drawn[0] = True
+                drawn = True
             stack[-1] = (index, current, options)
         if not options:
             stack.pop()
@@ -318,4 +320,4 @@ def search(steps: list[tuple], world: World, seat: int, bottom: bool, rng: rando
         trial = current.copy()
         if _apply(steps[index], trial, item, seat, bottom):
             stack.append((index + 1, trial, None))
-    return None
+    return None, drawn

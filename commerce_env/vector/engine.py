@@ -14,8 +14,9 @@ without the caller asking for it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -57,6 +58,9 @@ from .row import (
     layout_params,
     rule_params,
 )
+
+if TYPE_CHECKING:
+    from ..view import SeatView
 
 _FULL_PACKS = {size: list(make_pack(size)) for size in (32, 52)}
 
@@ -230,15 +234,9 @@ class BatchEngine:
         knows cards to be): faster, for players that read no observation.  A refused game
         raises ``ValueError`` naming its index and why, before anything changes.  The loaded
         games' :attr:`rewards` are zero; what they had not yet paid comes with their next step."""
-        from .load import game_row, unloadable
+        from .load import checked_places, game_row, unloadable
 
-        places = self._all[:len(games)] if where is None else np.asarray(where)
-        if places.shape != (len(games),) or (places.size and (
-                not np.issubdtype(places.dtype, np.integer) or places.min() < 0 or places.max() >= self.num_games)):
-            raise ValueError(f"where must be {len(games)} game indices from 0 to {self.num_games - 1}, "
-                             f"got {where!r:.80}")
-        if len(np.unique(places)) != len(places):
-            raise ValueError(f"where must not repeat a game, got {places.tolist()!r:.80}")
+        places = checked_places(self._all[:len(games)] if where is None else where, len(games), self.num_games)
         if not isinstance(knowledge, bool):
             raise ValueError(f"knowledge must be True or False, got {knowledge!r}")
         seen: dict[int, int] = {}  # id(game) -> its row below: a game given many times is read once
@@ -258,11 +256,15 @@ class BatchEngine:
         rows = rows.reshape(len(distinct), int(self.params[P_WIDTH]))
         self.load_rows(rows[[seen[id(game)] for game in games]], places)
 
-    def sample_rows(self, view: Any, rng: Any, count: int) -> np.ndarray:
+    def sample_rows(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray:
         """The worlds ``view.sample_worlds(rng, count)`` deals (R11), drawn alike, as rows for
         :meth:`load_rows` (:func:`commerce_env.vector.sampled.sampled_rows`): search's worlds."""
+        from .load import other_rules
         from .sampled import sampled_rows
 
+        differs = other_rules(view.rules, view.num_players, self)
+        if differs is not None:
+            raise ValueError(f"the view's worlds cannot be games of this engine: {differs}")
         return sampled_rows(view, rng, count, self.params)
 
     def load_rows(self, rows: np.ndarray, where: Sequence[int] | np.ndarray) -> None:
@@ -271,12 +273,13 @@ class BatchEngine:
         :func:`commerce_env.vector.sampled.sampled_rows` made for search (trusted input: a row
         is not checked to be a state the rules can reach).  Each game keeps its own random
         generator; the loaded games' :attr:`rewards` are zero."""
-        from .load import refresh_masks
+        from .load import checked_places, refresh_masks
 
-        places = np.asarray(where, dtype=np.int64)
         width = int(self.params[P_WIDTH])
-        if rows.shape != (len(places), width):
-            raise ValueError(f"rows must have shape ({len(places)}, {width}), got {rows.shape}")
+        rows = np.asarray(rows)
+        if rows.ndim != 2 or rows.shape[1] != width or rows.dtype != np.int64:
+            raise ValueError(f"rows must be int64 of shape (games, {width}), got {rows.dtype} {rows.shape}")
+        places = checked_places(where, len(rows), self.num_games)
         if len(places):
             rng = self._st[places, G_RNG]
             self._st[places] = rows

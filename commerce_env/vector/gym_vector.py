@@ -144,7 +144,7 @@ class CommerceVectorEnv(VectorEnv):
             raise ValueError(f"bad autoreset_mode {autoreset_mode!r}; choose same_step or next_step")
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         checked_illegal_action(illegal_action)
-        if action_mask not in ("observation", "info"):
+        if not isinstance(action_mask, str) or action_mask not in ("observation", "info"):
             raise ValueError(f"bad action_mask {action_mask!r}; choose observation (in the observation dict) or "
                              f"info (in infos['action_mask'])")
         if not isinstance(end_when_out, bool):

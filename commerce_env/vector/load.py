@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..engine.base import PHASES, Game
 from ..knowledge import deal_memory, public_places, seat_record
 from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
@@ -21,15 +23,35 @@ from .game import legal_mask
 _PHASE_CODES = {phase: code for code, phase in enumerate(PHASES)}
 
 
+def checked_places(where: Any, count: int, num_games: int) -> np.ndarray:
+    """``where`` as ``count`` distinct game indices from 0 to ``num_games - 1`` (int64), or a
+    ``ValueError`` naming it."""
+    places = np.asarray(where)
+    if places.shape != (count,) or (places.size and (
+            not np.issubdtype(places.dtype, np.integer) or places.min() < 0 or places.max() >= num_games)):
+        raise ValueError(f"where must be {count} game indices from 0 to {num_games - 1}, got {where!r:.80}")
+    if len(np.unique(places)) != len(places):
+        raise ValueError(f"where must not repeat a game, got {places.tolist()!r:.80}")
+    return places.astype(np.int64)
+
+
+def other_rules(rules: Any, num_players: int, engine: Any) -> str | None:
+    """How a game of ``rules`` and ``num_players`` differs from the games of ``engine`` (a
+    :class:`BatchEngine`), or None where it may be one of them (its ``deals`` may differ)."""
+    if rules.variant != engine.variant or num_players != engine.num_players:
+        return f"it is {rules.variant} with {num_players} players, not {engine.variant} with {engine.num_players}"
+    if rules != engine.rules and rules != _with_deals(engine.rules, rules.deals):
+        return "its rules differ from the engine's in more than `deals`"
+    return None
+
+
 def unloadable(game: Any, engine: Any) -> str | None:
     """Why ``game`` cannot be a game of ``engine`` (a :class:`BatchEngine`), or None where it can."""
     if not isinstance(game, Game):
         return f"it is no readable engine game but {type(game).__name__}"
-    if game.rules.variant != engine.variant or game.num_players != engine.num_players:
-        return (f"it is {game.rules.variant} with {game.num_players} players, not {engine.variant} "
-                f"with {engine.num_players}")
-    if game.rules != engine.rules and game.rules != _with_deals(engine.rules, game.rules.deals):
-        return "its rules differ from the engine's in more than `deals`"
+    differs = other_rules(game.rules, game.num_players, engine)
+    if differs is not None:
+        return differs
     if game._stop_after_deal:  # the batched engine has no per-game end after the deal
         return "it stops after its deal (stop_after_deal)"
     if game.awaiting_pack and not engine.wait_for_packs:

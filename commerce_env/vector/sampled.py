@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..engine.determinize import Places, ShufflePlan
-from ..view import SeatView
+from ..view import SeatView, check_sampling
 from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
 from .load import game_row
 from .python_random import shuffled_copies
@@ -28,11 +28,12 @@ from .python_random import shuffled_copies
 def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequence[int]) -> np.ndarray:
     """``(count, width)`` int64: the rows of ``view.sample_worlds(rng, count)`` in the layout
     ``params``, without what the seats remember (``knowledge=False``); see the module docstring."""
+    sampler = view.deal_sampler()
+    check_sampling(rng, count)
     offsets = [int(x) for x in params]
     rows = np.empty((count, offsets[K.P_WIDTH]), dtype=np.int64)
     if count == 0:
         return rows
-    sampler = view.deal_sampler()
     world_rng = random.Random(rng.getrandbits(64))  # as sample_worlds draws it
     rows[0] = game_row(view.world_of(sampler.sample(rng), world_rng), offsets, knowledge=False)
     offer = view.offer_from is not None
