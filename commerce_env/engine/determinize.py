@@ -165,17 +165,23 @@ def _write_unseen(world: World, pack: Sequence[int], rng: random.Random) -> bool
             else:
                 for item in items:
                     hands_of.setdefault(item, []).append(items)
-    if hands_of:
-        unwritten.sort(key=lambda item: -len(hands_of.get(item, ())))
+    if hands_of:  # the positions in most hands to check first, the others after in their order
+        checked = sorted((item for item in unwritten if item in hands_of), key=lambda item: -len(hands_of[item]))
+        unwritten = checked + [item for item in unwritten if item not in hands_of]
     for k, item in enumerate(unwritten):
         hands = hands_of.get(item)
         if not hands:  # the rest are in no hand to check
             for rest, card in zip(unwritten[k:], free, strict=True):
                 card_of[rest] = card
             break
+        barred = set()  # suits that would complete a flush with the two other cards of a hand
+        for hand in hands:
+            first, second = (card_of.get(i) for i in hand if i != item)
+            if first is not None and second is not None and (first & 3) == (second & 3):
+                barred.add(first & 3)
         for j, card in enumerate(free):
-            card_of[item] = card
-            if not any(all(i in card_of for i in hand) and is_ship([card_of[i] for i in hand]) for hand in hands):
+            if (card & 3) not in barred:  # the first card of the shuffle that completes no flush
+                card_of[item] = card
                 del free[j]
                 break
         else:
