@@ -16,8 +16,7 @@ def ranking(result: dict) -> list[str]:
 
 
 def report_markdown(result: dict) -> str:
-    """The Markdown report: the table of agents, then the pairwise tests and ratings."""
-    ratings = result["ratings"]
+    """The Markdown report: the table of agents, then the pairwise tests."""
     lines = [
         f"# Arena: {result['variant']}, {result['num_players']} players",
         "",
@@ -28,14 +27,13 @@ def report_markdown(result: dict) -> str:
         "",
         *(f"**Warning:** {w}." for w in result.get("warnings", ())),
         *([""] if result.get("warnings") else []),
-        "| rank | agent | mean reward per deal | 95% CI | win rate | deals | OpenSkill ordinal |",
-        "|---:|---|---:|---|---:|---:|---:|",
+        "| rank | agent | mean reward per deal | 95% CI | win rate | deals |",
+        "|---:|---|---:|---|---:|---:|",
     ]
     for rank, name in enumerate(ranking(result), 1):
         a = result["agents"][name]
-        ordinal = ratings.get(name, {}).get("ordinal", float("nan"))
         lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
-                     f"{a['win_rate']:.3f} | {a['deals']} | {ordinal:.2f} |")
+                     f"{a['win_rate']:.3f} | {a['deals']} |")
     if result["pairwise"]:
         lines += ["", "| A | B | mean(A - B) per deal | 95% CI | A beats B (groups) | p-value |",
                   "|---|---|---:|---|---:|---:|"]
@@ -43,10 +41,7 @@ def report_markdown(result: dict) -> str:
             lines.append(f"| {p['a']} | {p['b']} | {p['mean_difference']:+.3f} | "
                          f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {p['a_beats_b']:.3f} | "
                          f"{p['p_value']:.2g} |")
-    lines += ["", "OpenSkill ordinal: a Plackett-Luce rating with each duplicate group as one match, the agents "
-              "placed by their mean reward per deal in it (ties tied): how often an agent finishes ahead, not by "
-              "how much.", ""]
-    lines += ["Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
+    lines += ["", "Rules: " + ", ".join(f"{k}={v}" for k, v in result["rules"].items() if k != "variant"), ""]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""The arena's statistics: bootstrap intervals over duplicate groups, paired tests, ratings.
+"""The arena's statistics: bootstrap intervals over duplicate groups, paired tests.
 
 The unit of every statistic is the *duplicate group*: one set of packs played
 once per rotation of the agents through the seats.  Card luck is shared
@@ -172,31 +172,8 @@ def stratified_bootstrap(strata: list[np.ndarray], *, weights: list[np.ndarray] 
             "scores": int(everything.size), "strata": len(arrays), "weighted": weights is not None}
 
 
-def openskill_ratings(groups: list[dict[str, float]]) -> dict[str, dict[str, float]]:
-    """Plackett-Luce (OpenSkill) ratings from duplicate groups, in a fixed order.
-
-    Each group is ``{agent name: its mean reward per deal in that group}``: one match in which the
-    agents finish in the order of those means, equal means tied.  So the rating ranks what the
-    arena ranks, over the groups that cancel the luck of the cards, and measures how often an agent
-    finishes ahead, not by how much (the mean reward says that).  Groups with one agent are skipped.
-    """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings: dict[str, object] = {}
-    for scores in groups:
-        if len(scores) < 2:
-            continue
-        present = sorted(scores)
-        teams = [[ratings.setdefault(n, model.rating(name=n))] for n in present]
-        new = model.rate(teams, scores=[float(scores[n]) for n in present])
-        for n, (rating,) in zip(present, new, strict=True):
-            ratings[n] = rating
-    return {n: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in ratings.items()}
-
-
 def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: list[str], seed: int = 0) -> dict:
-    """Per-agent means with bootstrap CIs, win rates, pairwise tests and ratings.
+    """Per-agent means with bootstrap CIs, win rates and pairwise tests.
 
     ``records[g]`` lists the games of group ``g`` as (agent index by seat,
     returns by seat, counted deals); ``unique`` names the agents.
@@ -245,5 +222,4 @@ def summarise(records: list[list[tuple[list[int], list[float], int]]], unique: l
                 "a_beats_b": float(((diff > 0) + 0.5 * (diff == 0)).mean()),
                 "p_value": ratio_difference_test(reward[:, i], seat_deals[:, i], reward[:, j], seat_deals[:, j]),
             })
-    rated = [{unique[a]: float(per_deal[g, a]) for a in range(k) if seat_deals[g, a] > 0} for g in range(g_count)]
-    return {"agents": agents, "pairwise": pairwise, "ratings": openskill_ratings(rated)}
+    return {"agents": agents, "pairwise": pairwise}

@@ -5,7 +5,7 @@ For each variant (4 players, the R12 defaults of docs/rules.md):
 1. **Built-in agents, one round-robin**: ``search``, ``expected_value``,
    ``greedy`` and ``random`` at one table, every seating of every duplicate
    group (:mod:`agents.arena`): mean reward per deal with 95% bootstrap CIs,
-   pairwise differences with p-values, OpenSkill ratings, a plot.
+   pairwise differences with p-values, a plot.
 2. **The shipped model** (``models/<variant>/``, if there is one) against each
    built-in agent in the arena's standard lineup: the model in one seat, the
    opponent in the others, every seating; its margin over each, with 95% and
@@ -83,7 +83,7 @@ def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int
 
 def versions() -> dict[str, str]:
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for name in ("commerce-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib", "openskill"):
+    for name in ("commerce-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib"):
         try:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -205,13 +205,11 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
                   f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
         lines += [f"**Warning:** {w}.\n" for w in table["warnings"]]
-        lines += ["| rank | agent | mean per deal | 95% CI | OpenSkill ordinal |", "|---:|---|---:|---|---:|"]
+        lines += ["| rank | agent | mean per deal | 95% CI |", "|---:|---|---:|---|"]
         ranked = sorted(table["agents"], key=lambda n: -table["agents"][n]["mean"])
         for rank, name in enumerate(ranked, 1):
             a = table["agents"][name]
-            ordinal = table["ratings"].get(name, {}).get("ordinal", float("nan"))
-            lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
-                         f"{ordinal:.2f} |")
+            lines.append(f"| {rank} | {name} | {a['mean']:+.3f} | [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] |")
         lines += ["", "| A | B | mean(A - B) per deal | 95% CI | p |", "|---|---|---:|---|---:|"]
         for pair in table["pairwise"]:
             lines.append(f"| {pair['a']} | {pair['b']} | {pair['mean_difference']:+.3f} | "

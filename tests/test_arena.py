@@ -214,12 +214,6 @@ def test_a_deal_weighted_aggregate_of_one_seed_is_its_per_deal_margin():
         stats.stratified_bootstrap([margins], weights=[np.zeros(len(margins))])
 
 
-def test_openskill_ranks_the_better_player_first():
-    groups = [{"a": 3.0, "b": -1.0, "c": -2.0}] * 20
-    ratings = stats.openskill_ratings(groups)
-    assert ratings["a"]["ordinal"] > ratings["b"]["ordinal"] > ratings["c"]["ordinal"]
-
-
 def test_duplicate_deals_cancel_card_luck_between_identical_agents():
     # Four copies of one deterministic agent under different names: on duplicate deals each
     # sits in every seat against the same cards, so their totals per group are equal.
@@ -237,7 +231,7 @@ def test_arena_is_reproducible_from_its_seed():
     first = run_arena(["search", "random"], seed=11, **kwargs)
     again = run_arena(["search", "random"], seed=11, workers=2, **kwargs)
     other = run_arena(["search", "random"], seed=12, **kwargs)
-    for key in ("agents", "pairwise", "ratings", "deals_played"):
+    for key in ("agents", "pairwise", "deals_played"):
         assert first[key] == again[key]
     assert first["agents"] != other["agents"]
 
@@ -251,7 +245,7 @@ def test_result_fields_and_outputs(tmp_path):
     assert greedy["ci95"][0] <= greedy["mean"] <= greedy["ci95"][1]
     assert 0.0 <= greedy["win_rate"] <= 1.0
     assert {"a", "b", "mean_difference", "ci95", "a_beats_b", "p_value"} <= set(result["pairwise"][0])
-    assert set(result["ratings"]) == {"greedy", "random"}
+    assert "ratings" not in result  # a rating by how often an agent finishes ahead can rank against the means
     assert result["deals_per_second"] > 0
     saved = json.loads((tmp_path / "result.json").read_text())
     assert saved["agents"] == result["agents"]
