@@ -108,9 +108,11 @@ class BatchedRollouts:
                                                       wait_for_packs=True)
         return engine
 
-    def sample(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray:
+    def sample(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray | list[Game]:
         """The worlds ``view.sample_worlds(rng, count)`` gives, drawn alike, as rows of the
         engine that rolls them out (:meth:`commerce_env.vector.BatchEngine.sample_rows`)."""
+        if view.deals_own_worlds():  # a view that deals its worlds its own way: readable games, loaded
+            return view.sample_worlds(rng, count)
         return self.engine(view.rules, view.num_players, 1).sample_rows(view, rng, count)
 
     def run(self, decisions: Sequence[Rollouts]) -> list[dict[int, np.ndarray]]:

@@ -141,6 +141,9 @@ class SeatView:
         """``count`` worlds as :meth:`sample_world` samples them one after another with ``rng``
         (the same worlds, the same numbers drawn), for less work: what depends only on this
         seat's record is worked out once (:class:`commerce_env.engine.determinize.DealSampler`)."""
+        if self.deals_own_worlds():  # a subclass's sample_world is the one to call
+            check_sampling(rng, count)
+            return [self.sample_world(rng) for _ in range(count)]
         sampler = self.deal_sampler()
         check_sampling(rng, count)
         worlds = []
@@ -148,6 +151,12 @@ class SeatView:
             world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
             worlds.append(self.world_of(sampler.sample(rng), world_rng))
         return worlds
+
+    def deals_own_worlds(self) -> bool:
+        """Whether a subclass deals its worlds otherwise (overrides :meth:`sample_world` or
+        :meth:`sample_worlds`): then search takes them from it, not from :meth:`deal_sampler`."""
+        return (type(self).sample_world is not SeatView.sample_world
+                or type(self).sample_worlds is not SeatView.sample_worlds)
 
     def deal_sampler(self) -> DealSampler:
         """The determinizer of this seat's record of the deal: :meth:`sample_worlds`'s first step."""

@@ -99,3 +99,28 @@ def test_bad_rows_places_views_and_counts_are_refused_naming_them():
         view.sample_worlds(random.Random(1), -1)
     with pytest.raises(TypeError, match="rng must be a random.Random, got Generator"):
         view.sample_worlds(np.random.default_rng(1), 2)
+
+
+def test_a_view_that_deals_its_own_worlds_gets_them_searched():
+    # A subclass's sample_world (research's oracle hands search the true deal) is what search plays.
+    import dataclasses
+
+    from agents.search import SearchAgent
+    from commerce_env.view import SeatView
+
+    game = new_game(make_rules("widow"), 4, seed=5)
+    view = seat_view(game, game.current_player)
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class TrueDeal(SeatView):
+        def sample_world(self, rng):
+            return game.clone()
+
+    true_view = TrueDeal(**{f.name: getattr(view, f.name) for f in dataclasses.fields(SeatView)})
+    agent = SearchAgent(worlds=3, seed=0)
+    assert agent.batched_rollouts(true_view) is not None
+    plan = agent.rollout_plan(true_view)
+    assert [w.hands for w in plan.worlds] == [game.hands] * 3
+    assert not isinstance(agent.rollout_plan(view).worlds, list)  # a plain view: rows, re-dealt (R11)
+    with pytest.raises(ValueError, match="TrueDeal deals its own worlds"):
+        BatchEngine("widow", 4, 1).sample_rows(true_view, random.Random(0), 2)

@@ -28,8 +28,11 @@ from .python_random import shuffled_copies
 def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequence[int]) -> np.ndarray:
     """``(count, width)`` int64: the rows of ``view.sample_worlds(rng, count)`` in the layout
     ``params``, without what the seats remember (``knowledge=False``); see the module docstring."""
-    sampler = view.deal_sampler()
     check_sampling(rng, count)
+    if view.deals_own_worlds():
+        raise ValueError(f"{type(view).__name__} deals its own worlds (it overrides sample_world): "
+                         f"load them with BatchEngine.load_games")
+    sampler = view.deal_sampler()
     offsets = [int(x) for x in params]
     rows = np.empty((count, offsets[K.P_WIDTH]), dtype=np.int64)
     if count == 0:
