@@ -121,6 +121,12 @@ class DealSampler:
                     break
         raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
 
+    @property
+    def searched(self) -> World | None:
+        """The hidden choices' positions where a search found that none is drawn at random (every
+        later sample starts from them), else None."""
+        return self._searched
+
     def shuffle_plan(self) -> ShufflePlan | None:
         """Where every later :meth:`sample` only shuffles: once a sample has found that no hidden
         choice is drawn (the variants with a face-up table), and no flush of the past constrains

@@ -80,9 +80,20 @@ def shuffled_copies(rng: random.Random, items: list[int], count: int, skip_bits:
             rng.shuffle(cards)
             out[c] = cards
         return out
-    version, internal, gauss = rng.getstate()
-    mt = np.array(internal[:_N], dtype=np.int64)
-    at = np.array([internal[_N]], dtype=np.int64)
+    mt, at, rest = random_state(rng)
     _shuffles(mt, at, np.asarray(items, dtype=np.int64), count, skip_bits // 32, out)
-    rng.setstate((version, (*mt.tolist(), int(at[0])), gauss))
+    set_random_state(rng, mt, at, rest)
     return out
+
+
+def random_state(rng: random.Random) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """The state of a plain ``random.Random`` for the compiled draws: its 624 words, its index (an
+    array of one, moved by each draw), and what else ``getstate`` holds, for :func:`set_random_state`."""
+    version, internal, gauss = rng.getstate()
+    return np.array(internal[:_N], dtype=np.int64), np.array([internal[_N]], dtype=np.int64), (version, gauss)
+
+
+def set_random_state(rng: random.Random, mt: np.ndarray, at: np.ndarray, rest: tuple) -> None:
+    """Leave ``rng`` where the compiled draws on ``mt``, ``at`` (from :func:`random_state`) left it."""
+    version, gauss = rest
+    rng.setstate((version, (*mt.tolist(), int(at[0])), gauss))

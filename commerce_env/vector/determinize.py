@@ -1,0 +1,223 @@
+"""Re-dealing what a seat has not seen, compiled: the twin of :mod:`commerce_env.engine.determinize`.
+
+:func:`sample_places` draws ``count`` worlds as ``DealSampler.sample_places`` draws them, one
+after another from the same generator (each after the 64 bits ``view.sample_worlds`` draws for
+its later deals), and gives where every card is as arrays for :mod:`.sampled`.  The replay of
+the hidden moves is :mod:`.hidden_moves`; here the unseen cards are placed (``_write_unseen``,
+with My Ship Sails' flushes of the past, R7.3) and a world is tried again as in
+``DealSampler._placed``.  Deals it does not compile (:func:`compiles`) stay in Python.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+import numpy as np
+
+from ..engine.determinize import FILL_ATTEMPTS, MAX_ATTEMPTS, DealSampler
+from ..engine.hidden_moves import _GIVE
+from . import hidden_moves as M  # noqa: N812 - the world's fields read as M.W_CARD_OF
+from .python_random import _next_word, random_state, set_random_state
+from .row import kernel
+
+
+class PlacedWorlds(NamedTuple):
+    """Where ``count`` worlds put every card: ``cards[r, position]`` the card on a position of world
+    ``r``, and the positions of each seat's hand (``hands[r, seat]``, ``hand_sizes[seat]`` of them),
+    of the table, of the stock (top last) and the discards, and of the offered card (-1: none)."""
+
+    cards: np.ndarray
+    hands: np.ndarray
+    hand_sizes: np.ndarray
+    table: np.ndarray
+    stock: np.ndarray
+    discards: np.ndarray
+    offer: np.ndarray
+
+
+def compiles(sampler: DealSampler, rng: random.Random) -> bool:
+    """Whether :func:`sample_places` serves this deal: only its steps are compiled, it draws from
+    a plain ``random.Random`` and the seat saw every card it is told of."""
+    for step in sampler.steps:
+        if step[0] not in M.COMPILED_STEPS:
+            return False
+        if step[1] == sampler.seat and any(card is None for card in step[2:]):
+            return False
+        if step[0] == _GIVE and sampler.seat in (step[1], step[3]) and (step[2] is None or step[4] is None):
+            return False
+    return type(rng) is random.Random and max(sampler.deck) < M.NO_CARDS
+
+
+@kernel
+def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
+    """``engine.determinize._write_unseen`` on world ``w``: 1 written, 0 failed (try again), -1
+    when the positions already written make a flush of the past."""
+    positions = len(deck)
+    card_of = w[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + positions].copy()
+    left = 0
+    for item in range(positions):
+        if card_of[item] < 0:
+            unwritten[left] = item
+            left += 1
+    count = 0
+    for card in np.sort(deck):  # not in the hidden pack order
+        if w[lay[M.W_ITEM_OF] + card] < 0:
+            free[count] = card
+            count += 1
+    M._shuffle(free, count, mt, at)
+    counts[:positions] = 0
+    checked = 0
+    if ship:
+        for k in range(w[lay[M.W_CHECKS_LEN]]):
+            hand = lay[M.W_CHECKS] + 3 * k
+            if M.is_flush_hand(w, lay, hand):
+                return -1
+            if card_of[w[hand]] < 0 or card_of[w[hand + 1]] < 0 or card_of[w[hand + 2]] < 0:
+                for j in range(3):
+                    counts[w[hand + j]] += 1
+        order = np.empty(left, np.int64)  # the positions in most hands to check first, the others after
+        most = 0
+        for k in range(left):
+            most = max(most, counts[unwritten[k]])
+        for times in range(most, 0, -1):
+            for k in range(left):
+                if counts[unwritten[k]] == times:
+                    order[checked] = unwritten[k]
+                    checked += 1
+        rest = checked
+        for k in range(left):
+            if counts[unwritten[k]] == 0:
+                order[rest] = unwritten[k]
+                rest += 1
+        unwritten[:left] = order
+    for k in range(left):
+        item = unwritten[k]
+        if k >= checked:  # the rest are in no hand to check
+            for j in range(k, left):
+                card_of[unwritten[j]] = free[j - k]
+            break
+        barred = 0  # suits that would complete a flush with the two other cards of a hand
+        for c in range(w[lay[M.W_CHECKS_LEN]]):
+            hand = lay[M.W_CHECKS] + 3 * c
+            if w[hand] != item and w[hand + 1] != item and w[hand + 2] != item:
+                continue
+            first, second, n = -1, -1, 0  # the cards on the hand's two other positions
+            for j in range(3):
+                if w[hand + j] != item:
+                    if n == 0:
+                        first = card_of[w[hand + j]]
+                    else:
+                        second = card_of[w[hand + j]]
+                    n += 1
+            if first >= 0 and second >= 0 and (first & 3) == (second & 3):
+                barred |= 1 << (first & 3)
+        taken = -1
+        for j in range(count):
+            if not barred & (1 << (free[j] & 3)):  # the first card of the shuffle that completes no flush
+                taken = j
+                break
+        if taken < 0:
+            return 0
+        card_of[item] = free[taken]
+        for j in range(taken, count - 1):
+            free[j] = free[j + 1]
+        count -= 1
+    w[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + positions] = card_of
+    return 1
+
+
+@kernel
+def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, deck, mt, at,
+            cards, hands, stock, discards, offer):
+    """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals;
+    False if one found none."""
+    stack = np.empty((len(steps) + 1, len(first)), np.int64)
+    options = np.empty((len(steps) + 1, 3), np.int64)
+    option_count = np.empty(len(steps) + 1, np.int64)
+    free = np.empty(len(deck), np.int64)
+    unwritten = np.empty(len(deck), np.int64)
+    counts = np.empty(len(deck), np.int64)
+    cached = searched.copy()
+    world = np.empty(len(first), np.int64)
+    num_players = len(hands[0]) // 3
+    for r in range(count):
+        _next_word(mt, at)  # the world's generator for later deals (64 bits): a row keeps the engine's own
+        _next_word(mt, at)
+        placed = False
+        for _ in range(MAX_ATTEMPTS):
+            found = True
+            if has_searched:
+                world[:] = cached
+            else:
+                stack[0] = first
+                depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count, mt, at)
+                found = depth >= 0
+                if found:
+                    world[:] = stack[depth]
+                    if not drawn:  # every choice was forced: the same answer every time
+                        cached[:] = world
+                        has_searched = True
+            for _ in range(FILL_ATTEMPTS if found else 0):
+                written = _write_unseen(world, lay, deck, ship, mt, at, free, unwritten, counts)
+                if written == 1:
+                    placed = True
+                    break
+                if written == -1:  # the cards already written make a flush: choose again
+                    break
+            if placed:
+                break
+        if not placed:
+            return False
+        cards[r] = world[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + len(deck)]
+        hands[r] = world[lay[M.W_HANDS]:lay[M.W_HANDS] + 3 * num_players]
+        stock[r] = world[lay[M.W_STOCK]:lay[M.W_STOCK] + stock.shape[1]]
+        discards[r] = world[lay[M.W_DISCARDS]:lay[M.W_DISCARDS] + discards.shape[1]]
+        offer[r] = world[lay[M.W_OFFER]]
+    return True
+
+
+def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_players: int) -> PlacedWorlds:
+    """``count`` times ``rng.getrandbits(64)`` then ``sampler.sample_places(rng)``, compiled (where
+    :func:`compiles`), ``rng`` left as Python would leave it; the worlds as arrays."""
+    steps = np.full((len(sampler.steps), 5), -1, dtype=np.int64)
+    for j, step in enumerate(sampler.steps):
+        steps[j, :len(step)] = [-1 if x is None else x for x in step]
+    positions = len(sampler.deck)
+    gives = sum(step[0] == _GIVE for step in sampler.steps)
+    checks = num_players + 2 * gives
+    lay = M.world_layout(num_players, positions, checks)
+    first = M.world_array(sampler.first, num_players, positions, checks, lay)
+    searched = sampler.searched
+    cached = first if searched is None else M.world_array(searched, num_players, positions, checks, lay)
+    allowed = np.full((M.NO_CARDS, len(steps) + 2), -1, dtype=np.int64)
+    for card, table in sampler.allowed.items():
+        for j, places in table.items():
+            allowed[card, j] = M.place_bits(places)
+    stock_size, discards_size = _pile_sizes(sampler)
+    mt, at, rest = random_state(rng)
+    out = PlacedWorlds(np.empty((count, positions), np.int64), np.empty((count, 3 * num_players), np.int64),
+                       first[lay[M.W_HAND_LEN]:lay[M.W_HAND_LEN] + num_players].copy(), np.empty((count, 0), np.int64),
+                       np.empty((count, stock_size), np.int64), np.empty((count, discards_size), np.int64),
+                       np.empty(count, np.int64))
+    ok = _sample(count, first, cached, searched is not None, steps, lay, sampler.seat, sampler.bottom,
+                 sampler.first.ship_checks is not None, allowed, np.asarray(sampler.deck, dtype=np.int64), mt, at,
+                 out.cards, out.hands, out.stock, out.discards, out.offer)
+    set_random_state(rng, mt, at, rest)
+    if not ok:  # pragma: no cover - as DealSampler._placed
+        raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")
+    return out._replace(hands=out.hands.reshape(count, num_players, 3))
+
+
+def _pile_sizes(sampler: DealSampler) -> tuple[int, int]:
+    """How many positions the stock and the discards hold at the end of the deal's steps: each
+    card of ready money goes to one of them and one card comes off the stock (R5.3)."""
+    stock, discards = len(sampler.first.stock), 0
+    for step in sampler.steps:
+        if step[0] == M._READY_MONEY:
+            if sampler.bottom:
+                stock += 1
+            else:
+                discards += 1
+            stock -= 1
+    return stock, discards
