@@ -249,8 +249,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     finally:
         runs.close()  # workers and the agents' processes stop now
     elapsed = time.perf_counter() - started
-    if crash is not None and not results:
-        raise crash.error  # nothing to keep
+    if crash is not None and not results:  # nothing to keep
+        crash.error.arena_crash = crash.report  # what stopped the run, for commerce arena's message
+        raise crash.error
     if crash is not None:
         groups = len(results)
 
@@ -286,8 +287,10 @@ def sample_warnings(groups: int) -> list[str]:
 def crash_warning(crash: dict[str, Any], finished: int) -> str:
     """The line that reports a crash with the results of the ``finished`` groups."""
     who = f"agent {crash['agent']!r} in seat {crash['seat']}" if crash["agent"] is not None else "the game"
+    kept = (f"these results are of the {finished} group(s) finished before" if finished
+            else "no group was finished before it")
     return (f"the run stopped in duplicate group {crash['group']}: {who} failed with {crash['error']}: "
-            f"{crash['message']}; these results are of the {finished} group(s) finished before")
+            f"{crash['message']}; {kept}")
 
 
 def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
@@ -298,9 +301,15 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
             from .arena_batched import play_groups as play_batched
 
             table, spec_of = _lineup_table(lineup, num_players)
-            for item in play_batched(spec_of, seatings(table), rules, num_players, seed, groups, duplicate):
-                yield item
-                bar.advance()
+            finished = set()
+            try:
+                for item in play_batched(spec_of, seatings(table), rules, num_players, seed, groups, duplicate):
+                    finished.add(item[0])
+                    yield item
+                    bar.advance()
+            except Exception as error:  # many groups play at once: the first unfinished one stopped
+                group = min(set(range(groups)) - finished, default=groups)
+                yield group, Crash.of(error, group)
         elif backend == "ray":
             from .arena_ray import play_groups
 

@@ -161,3 +161,40 @@ def test_commerce_arena_chooses_the_engine(capsys):
 
 def _without_timings(report: str) -> list[str]:
     return [line for line in report.splitlines() if "/s" not in line and "second" not in line]
+
+
+def _failing_search(monkeypatch, error: Exception, after: int) -> None:
+    """Make every search fail with ``error`` at the decision after ``after`` of the run."""
+    from agents.search import SearchAgent
+
+    calls, choose = [0], SearchAgent.choose
+
+    def failing(self, results, default):
+        calls[0] += 1
+        if calls[0] > after:
+            raise error
+        return choose(self, results, default)
+    monkeypatch.setattr(SearchAgent, "choose", failing)
+
+
+def test_a_failure_on_the_batched_path_keeps_the_groups_finished_before_it(monkeypatch):
+    # As on the local path: the run stops, its finished groups are summarised with a crash entry.
+    _failing_search(monkeypatch, ZeroDivisionError("a bug in a decision"), after=150)
+    result = run_arena(["search(worlds=2)", "greedy"], variant="trade_barter", num_players=2, games=200,
+                       batched=True, progress=False)
+    assert result["crash"]["error"] == "ZeroDivisionError" and "a bug in a decision" in result["crash"]["message"]
+    assert 0 < result["groups"] < 100
+    assert any("the run stopped" in warning for warning in result["warnings"])
+
+
+def test_commerce_arena_tells_a_failed_run_from_a_bad_argument(monkeypatch, capsys):
+    # A ValueError raised while playing is a failure of the run (exit 1, with its traceback), not a
+    # bad argument (exit 2).
+    from training.cli import main
+
+    _failing_search(monkeypatch, ValueError("an internal check"), after=0)
+    assert main(["arena", "--agents", "search(worlds=2),greedy", "--players", "2", "--games", "4",
+                 "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: an internal check" in err and "no group was finished" in err
+    assert main(["arena", "--agents", "search(wrlds=2),greedy", "--games", "4", "--no-progress"]) == 2
