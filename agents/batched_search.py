@@ -43,14 +43,21 @@ MAX_ROWS = 8192  # rollouts played at once: at most some 40 MB of rows with 12 p
 
 
 @njit(cache=True, error_model="numpy")
-def _greedy_to_deal_end(state, pips, ship, thresholds, barters, games, max_actions):
-    """Every player of each of ``games`` (in ``state``, a :class:`commerce_env.vector.access.KernelState`)
-    follows the greedy policy (``thresholds[k]``, ``barters[k]``) until its deal is over: the match
-    over, the next deal awaited, or the horse offered (R9.4, which comes after the deal's payments)."""
+def _greedy_to_deal_end(state, pips, ship, firsts, thresholds, barters, games, max_actions):
+    """Each of ``games`` (in ``state``, a :class:`commerce_env.vector.access.KernelState`) takes its
+    first action ``firsts[k]``, then every player follows the greedy policy (``thresholds[k]``,
+    ``barters[k]``) until its deal is over: the match over, the next deal awaited, or the horse
+    offered (R9.4, which comes after the deal's payments).  Returns the first ``k`` whose first
+    action is not legal (nothing played from it on), or -1."""
     rows, params, keys, masks = state  # once: see commerce_env.vector.access
     pack = np.empty(52, np.int64)
     for k in range(len(games)):
         g = games[k]
+        first = firsts[k]
+        if (access.is_over(rows, g) or access.awaits_pack(rows, g) or not 0 <= first < masks.shape[1]
+                or not masks[g, first]):
+            return k
+        access.apply_action(rows, g, params, keys, masks, pack, first)
         for _ in range(max_actions):
             if access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE:
                 break
@@ -59,6 +66,7 @@ def _greedy_to_deal_end(state, pips, ship, thresholds, barters, games, max_actio
             action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips, thresholds[k],
                                    ship, barters[k])
             access.apply_action(rows, g, params, keys, masks, pack, action)
+    return -1
 
 
 @dataclass
@@ -146,7 +154,7 @@ class BatchedRollouts:
         sizes = [len(d.worlds) * len(d.actions) for d in decisions]
         total = sum(sizes)
         engine = self.engine(rules, n, total)
-        actions = np.zeros(engine.num_games, np.int64)
+        actions = np.empty(total, np.int64)
         thresholds = np.empty(total, np.int64)
         barters = np.empty(total, np.bool_)
         at = 0
@@ -162,9 +170,10 @@ class BatchedRollouts:
             barters[at:at + size] = decision.barter
             at += size
         rows = np.arange(total, dtype=np.int64)
-        engine.step(actions, where=np.arange(engine.num_games) < total)
-        _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), thresholds, barters, rows,
-                            MAX_ACTIONS)
+        refused = _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), actions, thresholds,
+                                      barters, rows, MAX_ACTIONS)
+        if refused >= 0:  # a view's legal actions are legal in every world it deals (R11): a bug if not
+            raise ValueError(f"rollout {refused}: action {int(actions[refused])} is not legal in its world")
         counters, money, pool = engine.counters(), engine.money(), engine.pool
         out, at = [], 0
         for decision, size in zip(decisions, sizes, strict=True):

@@ -130,6 +130,15 @@ def test_b_rollouts_on_the_same_worlds_give_the_readable_results(decision):
     assert {a: v.tolist() for a, v in got.items()} == expected
 
 
+def test_a_first_action_that_is_not_legal_is_refused_naming_it():
+    # The seat's legal actions are legal in every world it deals (R11); anything else is a bug, said.
+    view = seat_view(new_game(make_rules("widow"), 4, seed=3), 0)
+    illegal = next(a for a in range(27) if a not in view.legal_actions)
+    worlds = view.sample_worlds(random.Random(1), 2)
+    with pytest.raises(ValueError, match=f"rollout 0: action {illegal} is not legal in its world"):
+        BatchedRollouts().run([Rollouts(view, worlds, [illegal], 0, True)])
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(decision=decisions, seed=st.integers(0, 2**32))
 def test_b_the_batched_search_chooses_as_the_readable_one(decision, seed):

@@ -72,11 +72,12 @@ def _shuffled(plan: ShufflePlan, rng: random.Random, count: int, num_players: in
     for item, card in plan.places.cards.items():
         cards[:, item] = card
     cards[:, plan.unwritten] = shuffles
-    return _as_arrays([plan.places] * count, cards, num_players)
+    return _as_arrays([plan.places], cards, num_players)  # the same positions in every world
 
 
 def _as_arrays(placed: list[Places], cards: np.ndarray, num_players: int) -> PlacedWorlds:
-    """Each world's positions of ``placed`` (one per world) and ``cards``, as :class:`PlacedWorlds`."""
+    """Each world's positions of ``placed`` (one per world, or one for all) and ``cards``, as
+    :class:`PlacedWorlds` (positions of one for all broadcast over the worlds)."""
     hands = np.full((len(placed), num_players, 3), -1, dtype=np.int64)
     sizes = np.zeros(num_players, dtype=np.int64)
     for seat, items in placed[0].hands.items():
@@ -106,4 +107,4 @@ def _write_cards(out: np.ndarray, placed: PlacedWorlds, p: list[int], offer: boo
         if size:
             out[:, p[at]:p[at] + size] = cards[rows, positions]
     if offer and placed.offer[0] >= 0:
-        out[:, K.G_OFFER_CARD] = cards[np.arange(len(out)), placed.offer]
+        out[:, K.G_OFFER_CARD] = cards[rows[:, 0], placed.offer]
