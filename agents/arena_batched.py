@@ -278,10 +278,11 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
 
     start()
     while tables:
+        playing = [table for table in tables if not table.game.over]  # a match may end as it is dealt (R7.3)
         actions: list[int | None] = []
         waiting: list[tuple[int, Any, int | None]] = []  # (table, searcher, default) of each batched plan
         plans = []
-        for k, table in enumerate(tables):
+        for k, table in enumerate(playing):
             seat = table.game.current_player
             agent, search = built[table.seats[seat]], searchers[table.seats[seat]]
             view = seat_view(table.game, seat)
@@ -297,12 +298,9 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
             actions.append(action)
         for (k, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
             actions[k] = search.choose(results, default)
-        finished = []
-        for table, action in zip(tables, actions, strict=True):
+        for table, action in zip(playing, actions, strict=True):
             table.game.apply(action)  # built-in agents; an illegal action is refused naming it
-            if table.game.over:
-                finished.append(table)
-        for table in finished:
+        for table in [table for table in tables if table.game.over]:
             tables.remove(table)
             games = records.setdefault(table.group, [None] * len(plan))
             games[table.index] = (table.seats, table.game.returns(), max(table.game.deals_played, 1))

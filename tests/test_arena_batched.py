@@ -198,3 +198,19 @@ def test_commerce_arena_tells_a_failed_run_from_a_bad_argument(monkeypatch, caps
     err = capsys.readouterr().err
     assert "Traceback" in err and "ValueError: an internal check" in err and "no group was finished" in err
     assert main(["arena", "--agents", "search(wrlds=2),greedy", "--games", "4", "--no-progress"]) == 2
+
+
+@pytest.mark.parametrize("lineup", [["search(worlds=2)", "greedy"], ["greedy", "greedy(quantile=0.8)"]])
+def test_a_match_over_before_its_first_decision_is_counted_as_on_the_local_path(monkeypatch, lineup):
+    # R7.3, R4.5: dealt flushes settle deals as they are dealt; with arena seed 3, group 332 of
+    # My Ship Sails deals three in a row and the match is over before anyone decides.
+    from agents import arena
+    from agents.seating import group_deal
+
+    def stacked(rules, num_players, seed, group, games=1):
+        return group_deal(rules, num_players, 3, 332 if group == 0 else group, games)
+    monkeypatch.setattr(arena, "group_deal", stacked)
+    monkeypatch.setattr(arena_batched, "group_deal", stacked)
+    kwargs = dict(variant="my_ship_sails", num_players=4, games=8, seed=0)
+    batched, local = _result(lineup=lineup, batched=True, **kwargs), _result(lineup=lineup, batched=False, **kwargs)
+    assert batched["crash"] is None and batched == local
