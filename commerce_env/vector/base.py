@@ -81,19 +81,19 @@ _SETS = len(MEMORY_SETS)
 
 
 # ------------------------------------------------------------------ seats
-@kernel
+@inlined
 def order(st, g, p, i):
     """The seat at place ``i`` of the deal's order of play, eldest first (R3.1)."""
     return st[g, seat_field(p, i, S_ORDER)]
 
 
-@kernel
+@inlined
 def left_of(st, g, p, seat):
     """The next player in the deal to the left (R3.1)."""
     return order(st, g, p, (st[g, seat_field(p, seat, S_POS)] + 1) % st[g, G_M])
 
 
-@kernel
+@inlined
 def can_act(st, g, p, seat):
     """Whether ``seat`` still takes turns in this deal: not where a stand or a pass ends them (R8.2)."""
     if p[P_PASS_ENDS_TURNS]:
@@ -227,7 +227,7 @@ def deal_pack(st, g, p, pack):
 
 
 # ------------------------------------------------------------------ turns
-@kernel
+@inlined
 def next_turn(st, g, p, seat):
     """Pass play left from ``seat``; after ``max_rounds`` rounds, or with nobody left to act,
     :data:`SHOWDOWN` (R4.4), else :data:`DECIDED`."""

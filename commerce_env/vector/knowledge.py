@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .row import P_KNOWN_AT, P_NUM_PLAYERS, kernel
+from .row import P_KNOWN_AT, P_NUM_PLAYERS, inlined
 
 
-@kernel
+@inlined
 def place(st, g, p, observer, card, holder):
     """``places[card] = holder`` in ``observer``'s knowledge (``holder`` -1: ``places.pop(card)``)."""
     n = p[P_NUM_PLAYERS]
@@ -25,14 +25,14 @@ def place(st, g, p, observer, card, holder):
         st[g, row + holder] |= bit
 
 
-@kernel
+@inlined
 def place_for_all(st, g, p, card, holder):
     """A face-up move (R6.2, R6.3, R8.2, the showdown): every seat knows it."""
     for o in range(p[P_NUM_PLAYERS]):
         place(st, g, p, o, card, holder)
 
 
-@kernel
+@inlined
 def forget(st, g, p, holder, keeper):
     """Every seat but ``keeper`` forgets what it knew of ``holder``'s hand (a face-down move)."""
     n = p[P_NUM_PLAYERS]
@@ -41,7 +41,7 @@ def forget(st, g, p, holder, keeper):
             st[g, p[P_KNOWN_AT] + o * n + holder] = 0
 
 
-@kernel
+@inlined
 def forget_both(st, g, p, a, b):
     """A blind trade between ``a`` and ``b``: every other seat forgets what it knew of both hands."""
     n = p[P_NUM_PLAYERS]
@@ -51,7 +51,7 @@ def forget_both(st, g, p, a, b):
             st[g, p[P_KNOWN_AT] + o * n + b] = 0
 
 
-@kernel
+@inlined
 def forget_all(st, g, p):
     """A new deal: nobody knows where any card is yet."""
     n = p[P_NUM_PLAYERS]

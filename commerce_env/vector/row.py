@@ -34,8 +34,11 @@ from ..options import DEALER_PAYS, DISCARDS, MATCH_ENDS, REWARDS, TIE_BREAKS, UN
 # error_model="numpy": no division-by-zero checks on the many // and % (no divisor here is zero).
 kernel = njit(cache=True, error_model="numpy")
 # The same, inlined into each caller by numba: for the variants' hooks and their switches, the short
-# steps that sequence a deal and the reads of commerce_env.vector.access, which LLVM would leave as
-# calls.  As calls they cost the engine's split into modules some 15-20% of its speed.
+# steps that sequence a deal, the reads of commerce_env.vector.access, and the small steps of a turn
+# (knowledge updates, turns passed, payments): as calls they cost the engine's split into modules some
+# 15-20% of its speed, and each call counts a reference (an atomic add) on every array it is given,
+# which for these was a third of a search rollout's time.  Not for the big functions (settling a deal,
+# dealing one): inlined at every call site, they multiply the first compile's time.
 inlined = njit(cache=True, error_model="numpy", inline="always")
 
 GAME_FIELDS = (  # (name, what it holds): the row's first columns

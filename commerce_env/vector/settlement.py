@@ -39,6 +39,7 @@ from .row import (
     S_WINNER,
     S_WINNERS,
     choice,
+    inlined,
     kernel,
     seat_field,
 )
@@ -49,7 +50,7 @@ OUTCOME = choice("reward", "outcome")
 
 
 # ------------------------------------------------------------- ties (R3.3)
-@kernel
+@inlined
 def preference(st, g, p, i):
     """The seat at place ``i`` of R3.3's order of preference (``settlement.preference_order``)."""
     m = st[g, G_M]
@@ -58,7 +59,7 @@ def preference(st, g, p, i):
     return order(st, g, p, i)
 
 
-@kernel
+@inlined
 def winner(st, g, p, k):
     """The ``k``-th winner of the last showdown, in preference order."""
     return st[g, seat_field(p, k, S_WINNERS)]
@@ -107,7 +108,7 @@ def worst_hand(st, g, p, among_newly_out):
 
 
 # ---------------------------------------------------------------- payments
-@kernel
+@inlined
 def transfer(st, g, p, payer, payee):
     """One counter from ``payer`` to ``payee``."""
     st[g, seat_field(p, payer, S_COUNTERS)] -= 1
@@ -130,7 +131,7 @@ def pay_pool(st, g, p):
 
 
 # ----------------------------------------------------------------- rewards
-@kernel
+@inlined
 def add_reward(st, g, p, seat, units):
     at = p[P_REWARDS_AT]
     st[g, at + seat] += units

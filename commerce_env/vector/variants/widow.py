@@ -7,13 +7,13 @@ from ...engine.widow import VARIANT
 from ..base import DECIDED, SHOWDOWN, next_turn, order
 from ..hands import sort_hand
 from ..knowledge import place_for_all
-from ..row import ACT, G_DEALER, G_PHASE, G_TO_ACT, P_ALLOW_PASS, P_HANDS_AT, P_TABLE_AT, WIDOW_CHOICE, inlined, kernel
+from ..row import ACT, G_DEALER, G_PHASE, G_TO_ACT, P_ALLOW_PASS, P_HANDS_AT, P_TABLE_AT, WIDOW_CHOICE, inlined
 from ..settlement import pay_pool
 
 V_WIDOW = VARIANT.kernel  # the code the hooks switch on (variants/__init__.py)
 
 
-@kernel
+@inlined
 def exchange_with_table(st, g, p, seat, action):
     """R6.3 / R8.2: a hand card goes face up in the taken table card's place."""
     own = p[P_HANDS_AT] + 3 * seat + (action - EXCHANGE) // 3
