@@ -191,18 +191,18 @@ class SearchAgent(Agent):
         return None
 
     def rollout_plan(self, view: SeatView, include: tuple[int, ...] = (), worlds: int | None = None,
-                     rng: random.Random | None = None):
+                     rng: random.Random | None = None, actions: list[int] | None = None):
         """One decision's rollouts for the batched engine (:class:`agents.batched_search.Rollouts`):
         ``worlds`` (default :attr:`worlds`) worlds sampled from the view with ``rng`` (default
         the agent's), exactly as the readable search samples them (as rows of the batched
-        engine where it serves), and the actions of :meth:`rollout_actions`."""
+        engine where it serves), and ``actions`` (default those of :meth:`rollout_actions`)."""
         from .batched_search import Rollouts
 
         count = self.worlds if worlds is None else worlds
         rng = self.rng if rng is None else rng
         rollouts = self.batched_rollouts(view)
         sampled = view.sample_worlds(rng, count) if rollouts is None else rollouts.sample(view, rng, count)
-        return Rollouts(view, sampled, self.rollout_actions(view, include),
+        return Rollouts(view, sampled, self.rollout_actions(view, include) if actions is None else actions,
                         self.rollout_threshold(view), self.barter)
 
     def evaluate(self, view: SeatView, include: tuple[int, ...] = (),
@@ -237,12 +237,13 @@ class SearchAgent(Agent):
         time until it is spent."""
         from .batched_search import MAX_ROWS
 
-        per_run = max(1, MAX_ROWS // len(self.rollout_actions(view, include)))
+        actions = self.rollout_actions(view, include)
+        per_run = max(1, MAX_ROWS // len(actions))
         parts: list[dict[int, np.ndarray]] = []
         left = self.worlds
         while True:
             count = min(left, per_run) if deadline is None else WORLDS_PER_CHUNK
-            parts += rollouts.run([self.rollout_plan(view, include, count, rng)])
+            parts += rollouts.run([self.rollout_plan(view, include, count, rng, actions)])
             left -= count
             if (left <= 0) if deadline is None else time.perf_counter() >= deadline:
                 break

@@ -23,10 +23,15 @@ _MATRIX_A, _UPPER, _LOWER, _WORD = 0x9908B0DF, 0x80000000, 0x7FFFFFFF, 0xFFFFFFF
 @kernel
 def _next_word(mt, at):
     """CPython's ``genrand_uint32``: the next 32-bit word of the state ``mt`` (``at[0]``: its index)."""
-    if at[0] >= _N:
-        for k in range(_N):
-            y = (mt[k] & _UPPER) | (mt[(k + 1) % _N] & _LOWER)
-            mt[k] = mt[(k + _M) % _N] ^ (y >> 1) ^ (_MATRIX_A if y & 1 else 0)
+    if at[0] >= _N:  # the twist, in CPython's three loops (no index wraps inside one)
+        for k in range(_N - _M):
+            y = (mt[k] & _UPPER) | (mt[k + 1] & _LOWER)
+            mt[k] = mt[k + _M] ^ (y >> 1) ^ (_MATRIX_A if y & 1 else 0)
+        for k in range(_N - _M, _N - 1):
+            y = (mt[k] & _UPPER) | (mt[k + 1] & _LOWER)
+            mt[k] = mt[k + _M - _N] ^ (y >> 1) ^ (_MATRIX_A if y & 1 else 0)
+        y = (mt[_N - 1] & _UPPER) | (mt[0] & _LOWER)
+        mt[_N - 1] = mt[_M - 1] ^ (y >> 1) ^ (_MATRIX_A if y & 1 else 0)
         at[0] = 0
     y = mt[at[0]]
     at[0] += 1
