@@ -199,15 +199,20 @@ class WinModel:
         return np.sort(values)
 
     def _beats(self, values: np.ndarray) -> list[np.ndarray]:
-        """For each opponent, the chance that ``values`` beats his hand (ties half)."""
-        chances = []
+        """For each opponent, the chance that ``values`` beats his hand (ties half); opponents who
+        share their possible hands (``opponent_keys``, one array) share the answer."""
+        chances, done = [], {}
         for keys in self.opponent_keys:
-            if len(keys) == 0:
-                chances.append(np.ones(values.shape))
-                continue
-            below = np.searchsorted(keys, values, side="left")
-            equal = np.searchsorted(keys, values, side="right") - below
-            chances.append((below + 0.5 * equal) / len(keys))
+            chance = done.get(id(keys))
+            if chance is None:
+                if len(keys) == 0:
+                    chance = np.ones(values.shape)
+                else:
+                    below = np.searchsorted(keys, values, side="left")
+                    equal = np.searchsorted(keys, values, side="right") - below
+                    chance = (below + 0.5 * equal) / len(keys)
+                done[id(keys)] = chance
+            chances.append(chance)
         return chances
 
     def win_probability(self, values: np.ndarray | int) -> np.ndarray:
