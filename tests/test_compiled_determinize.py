@@ -19,6 +19,7 @@ from commerce_env.engine import ENGINES, new_game  # noqa: E402
 from commerce_env.engine.phases import OVER  # noqa: E402
 from commerce_env.rules import VARIANTS, make_rules  # noqa: E402
 from commerce_env.vector.determinize import compiles, sample_places  # noqa: E402
+from commerce_env.vector.load import game_row  # noqa: E402
 from commerce_env.view import seat_view  # noqa: E402
 
 BLIND = [v for v in VARIANTS if ENGINES[v].blind_trades]  # R5.4, R7.2: the variants with hidden choices
@@ -66,7 +67,7 @@ def test_the_compiled_worlds_are_the_python_ones(setup, play_seed, moves, count)
     a, b = random.Random(play_seed), random.Random(play_seed)
     fast.sample(a)
     slow.sample(b)
-    assume(compiles(fast, a))
+    assume(compiles(fast, a, view.num_players))
     assert_same_worlds(sample_places(fast, a, count, view.num_players), python_places(slow, b, count))
     assert a.getstate() == b.getstate()
 
@@ -86,7 +87,7 @@ def test_late_in_a_deal_the_worlds_agree_and_are_compiled(variant):
             a, b = random.Random(seed), random.Random(seed)
             fast.sample(a)
             slow.sample(b)
-            if compiles(fast, a) and len(fast.steps) >= 4:
+            if compiles(fast, a, view.num_players) and len(fast.steps) >= 4:
                 compiled += 1
                 assert_same_worlds(sample_places(fast, a, 16, view.num_players), python_places(slow, b, 16))
                 assert a.getstate() == b.getstate()
@@ -96,15 +97,15 @@ def test_late_in_a_deal_the_worlds_agree_and_are_compiled(variant):
 def test_what_it_does_not_compile_is_left_to_python():
     view = seat_view(new_game(make_rules("trade_barter"), 4, seed=2), 0)
     sampler = view.deal_sampler()
-    assert compiles(sampler, random.Random(1))
+    assert compiles(sampler, random.Random(1), 4)
 
     class Drawing(random.Random):  # a generator that may draw otherwise
         pass
 
-    assert not compiles(sampler, Drawing(1))
+    assert not compiles(sampler, Drawing(1), 4)
     widow = new_game(make_rules("widow"), 4, seed=2)
     widow.apply(widow.legal_actions()[0])  # the eldest takes or keeps the widow (R6.2): not compiled
-    assert not compiles(seat_view(widow, 1).deal_sampler(), random.Random(1))
+    assert not compiles(seat_view(widow, 1).deal_sampler(), random.Random(1), 4)
 
 
 def test_before_any_move_each_world_only_shuffles_the_unseen_cards():
@@ -134,7 +135,7 @@ def test_a_card_seen_again_is_routed_as_in_python(seed, back, discard):
     a, b = random.Random(seed), random.Random(seed)
     fast.sample(a)
     slow.sample(b)
-    assert compiles(fast, a)
+    assert compiles(fast, a, view.num_players)
     assert_same_worlds(sample_places(fast, a, 16, view.num_players), python_places(slow, b, 16))
     assert a.getstate() == b.getstate()
 
@@ -172,3 +173,24 @@ def test_the_unseen_cards_are_placed_as_in_python(data):
     placed = w[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + positions].tolist()
     assert placed == [world.card_of.get(i, -1) for i in range(positions)]
     assert mt.tolist() == list(slow.getstate()[1][:624]) and at[0] == slow.getstate()[1][624]
+
+
+def test_a_deal_too_long_for_the_compiled_stack_is_sampled_in_python(monkeypatch):
+    # R12's max_rounds allows deals of thousands of trades; their worlds come from Python, alike.
+    from commerce_env.vector import BatchEngine, determinize, sampled
+
+    rules, rng = make_rules("my_ship_sails", max_rounds=1000), random.Random(5)
+    game = new_game(rules, 4, seed=5)
+    for _ in range(12):
+        game.apply(rng.choice(game.legal_actions()))
+    view = seat_view(game, game.current_player)
+    assert compiles(view.deal_sampler(), random.Random(1), 4)
+    monkeypatch.setattr(determinize, "MAX_STACK_BYTES", 1000)
+    assert not compiles(view.deal_sampler(), random.Random(1), 4)
+    engine = BatchEngine("my_ship_sails", 4, 1, rules=rules, wait_for_packs=True)
+    called = []
+    monkeypatch.setattr(sampled, "sample_places", lambda *args: called.append(args))
+    fast, slow = random.Random(9), random.Random(9)
+    rows = sampled.sampled_rows(view, fast, 6, engine.params)
+    expected = [game_row(w, engine.params.tolist(), knowledge=False) for w in view.sample_worlds(slow, 6)]
+    assert not called and np.array_equal(rows, np.array(expected)) and fast.getstate() == slow.getstate()

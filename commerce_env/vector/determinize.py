@@ -36,9 +36,17 @@ class PlacedWorlds(NamedTuple):
     offer: np.ndarray
 
 
-def compiles(sampler: DealSampler, rng: random.Random) -> bool:
+MAX_STACK_BYTES = 32 << 20
+"""The most memory the compiled search's stack of worlds may take (one world per step of the deal):
+a deal longer than that (hundreds of rounds, R12's ``max_rounds``) is sampled in Python."""
+
+
+def compiles(sampler: DealSampler, rng: random.Random, num_players: int) -> bool:
     """Whether :func:`sample_places` serves this deal: only its steps are compiled, it draws from
-    a plain ``random.Random`` and the seat saw every card it is told of."""
+    a plain ``random.Random``, the seat saw every card it is told of, and its stack of worlds
+    fits in :data:`MAX_STACK_BYTES`."""
+    if (len(sampler.steps) + 1) * int(_layout(sampler, num_players)[M.W_WIDTH]) * 8 > MAX_STACK_BYTES:
+        return False
     for step in sampler.steps:
         if step[0] not in M.COMPILED_STEPS:
             return False
@@ -184,9 +192,8 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
     for j, step in enumerate(sampler.steps):
         steps[j, :len(step)] = [-1 if x is None else x for x in step]
     positions = len(sampler.deck)
-    gives = sum(step[0] == _GIVE for step in sampler.steps)
-    checks = num_players + 2 * gives
-    lay = M.world_layout(num_players, positions, checks)
+    lay = _layout(sampler, num_players)
+    checks = (int(lay[M.W_CHECKS_LEN]) - int(lay[M.W_CHECKS])) // 3
     first = M.world_array(sampler.first, num_players, positions, checks, lay)
     searched = sampler.searched
     cached = first if searched is None else M.world_array(searched, num_players, positions, checks, lay)
@@ -207,6 +214,12 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
     if not ok:  # pragma: no cover - as DealSampler._placed
         raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")
     return out._replace(hands=out.hands.reshape(count, num_players, 3))
+
+
+def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:
+    """The layout of this deal's worlds: room for every hand of the deal (R7.3: two more per trade)."""
+    gives = sum(step[0] == _GIVE for step in sampler.steps)
+    return M.world_layout(num_players, len(sampler.deck), num_players + 2 * gives)
 
 
 def _pile_sizes(sampler: DealSampler) -> tuple[int, int]:

@@ -54,7 +54,7 @@ def _placed_worlds(sampler: DealSampler, rng: random.Random, count: int, num_pla
     plan = sampler.shuffle_plan()
     if plan is not None:
         return _shuffled(plan, rng, count, num_players)
-    if compiles(sampler, rng):
+    if compiles(sampler, rng, num_players):
         return sample_places(sampler, rng, count, num_players)
     placed = []
     for _ in range(count):
