@@ -194,3 +194,30 @@ def test_a_deal_too_long_for_the_compiled_stack_is_sampled_in_python(monkeypatch
     rows = sampled.sampled_rows(view, fast, 6, engine.params)
     expected = [game_row(w, engine.params.tolist(), knowledge=False) for w in view.sample_worlds(slow, 6)]
     assert not called and np.array_equal(rows, np.array(expected)) and fast.getstate() == slow.getstate()
+
+
+def test_a_search_out_of_budget_starts_again_as_in_python(monkeypatch):
+    # A long trade and barter deal (R12's max_rounds) whose hidden choices (R5.3, R5.4) the first
+    # search fails to settle within its budget: both start again with new draws, alike.
+    from commerce_env.engine import determinize as python
+
+    rules, rng = make_rules("trade_barter", max_rounds=1000), random.Random(1)
+    game, view = new_game(rules, 4, seed=1), None
+    for move in range(135):  # trades and ready money only, never a knock: the deal goes on
+        actions = [a for a in game.legal_actions() if a not in (0, 4) and not 9 <= a < 12]
+        game.apply(rng.choice(actions or game.legal_actions()))
+        if move % 5 == 4:
+            view = seat_view(game, rng.randrange(4))
+    searches = []
+    search = python.search
+    monkeypatch.setattr(python, "search", lambda *args: searches.append(search(*args)) or searches[-1])
+    fast, slow = view.deal_sampler(), view.deal_sampler()
+    a, b = random.Random(134), random.Random(134)
+    fast.sample(a)
+    slow.sample(b)
+    assert compiles(fast, a, 4)
+    searches.clear()
+    got, expected = sample_places(fast, a, 16, 4), python_places(slow, b, 16)
+    assert any(world is None for world, _ in searches)  # the case this test is about, among these worlds
+    assert_same_worlds(got, expected)
+    assert a.getstate() == b.getstate()

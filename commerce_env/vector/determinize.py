@@ -217,7 +217,10 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
 
 
 def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:
-    """The layout of this deal's worlds: room for every hand of the deal (R7.3: two more per trade)."""
+    """The layout of this deal's worlds: where a flush ends the deal (R7.3), room for every hand of
+    the deal that may not have been one (the dealt hands, two more per trade); else none."""
+    if sampler.first.ship_checks is None:
+        return M.world_layout(num_players, len(sampler.deck), 0)
     gives = sum(step[0] == _GIVE for step in sampler.steps)
     return M.world_layout(num_players, len(sampler.deck), num_players + 2 * gives)
 
