@@ -307,8 +307,10 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
                     finished.add(item[0])
                     yield item
                     bar.advance()
-            except Exception as error:  # many groups play at once: the first unfinished one stopped
-                group = min(set(range(groups)) - finished, default=groups)
+            except Exception as error:  # many groups play at once: the error's own, or the first unfinished
+                group = getattr(error, "group", None)
+                if not isinstance(group, int):
+                    group = min(set(range(groups)) - finished, default=groups)
                 yield group, Crash.of(error, group)
         elif backend == "ray":
             from .arena_ray import play_groups

@@ -22,6 +22,7 @@ seeds it: again exactly the local path's result.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ from commerce_env.engine.shuffle import shuffled
 from commerce_env.rules import Rules
 
 from .base import Agent
+from .boundary import AgentError
 from .seating import group_deal
 
 GAMES_PER_BATCH = 1024  # games played at once: big enough that the per-call cost is small
@@ -228,6 +230,24 @@ class _Table:
         self.group, self.index, self.game, self.seats, self.rngs = group, index, game, seats, rngs
 
 
+@contextlib.contextmanager
+def _named(table: _Table, seat: int | None = None, name: str | None = None) -> Iterator[None]:
+    """An error raised inside names its duplicate group and, raised by an agent, the agent and its
+    seat, for the arena's report of a crash (as the local path names them: :class:`agents.boundary.Seat`)."""
+    try:
+        yield
+    except Exception as error:
+        try:
+            error.group = table.group
+            if name is not None:
+                error.agent, error.seat = name, seat
+        except AttributeError:  # an exception that takes no attributes
+            raise AgentError(name, seat, type(error).__name__, str(error)) from error
+        who = f"agent {name!r} in seat {seat}, " if name is not None else ""
+        error.add_note(f"(raised by {who}duplicate group {table.group})")
+        raise
+
+
 def _fits(search: Any, view: Any, include: tuple[int, ...]) -> bool:
     """Whether one decision's rollouts fit in one run of the batched engine (else it is played
     alone, in parts: :meth:`agents.search.SearchAgent.evaluate`)."""
@@ -258,8 +278,10 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
     from commerce_env.view import seat_view
 
     from .batched_search import BatchedRollouts
+    from .specs import spec_name
 
     built = {a: build_agent(spec) for a, spec in agents.items()}
+    names = {a: spec_name(spec) for a, spec in agents.items()}
     searchers = {a: searcher(agent) for a, agent in built.items()}
     rollouts = BatchedRollouts()
     pending = _readable_games(plan, rules, num_players, seed, groups, duplicate)
@@ -285,21 +307,25 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
         for k, table in enumerate(playing):
             seat = table.game.current_player
             agent, search = built[table.seats[seat]], searchers[table.seats[seat]]
-            view = seat_view(table.game, seat)
-            action = agent.act(view) if search is None else search.immediate_action(view)
-            if action is None:
-                default = search.default_action(view)
-                include = () if default is None else (default,)
-                if search.batched_rollouts(view) is None or not _fits(search, view, include):
-                    action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
-                else:
-                    plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
-                    waiting.append((k, search, default))
+            with _named(table, seat, names[table.seats[seat]]):
+                view = seat_view(table.game, seat)
+                action = agent.act(view) if search is None else search.immediate_action(view)
+                if action is None:
+                    default = search.default_action(view)
+                    include = () if default is None else (default,)
+                    if search.batched_rollouts(view) is None or not _fits(search, view, include):
+                        action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
+                    else:
+                        plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
+                        waiting.append((k, search, default))
             actions.append(action)
         for (k, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
-            actions[k] = search.choose(results, default)
+            table = playing[k]
+            with _named(table, table.game.current_player, names[table.seats[table.game.current_player]]):
+                actions[k] = search.choose(results, default)
         for table, action in zip(playing, actions, strict=True):
-            table.game.apply(action)  # built-in agents; an illegal action is refused naming it
+            with _named(table):
+                table.game.apply(action)  # built-in agents; an illegal action is refused naming it
         for table in [table for table in tables if table.game.over]:
             tables.remove(table)
             games = records.setdefault(table.group, [None] * len(plan))

@@ -182,7 +182,9 @@ def test_a_failure_on_the_batched_path_keeps_the_groups_finished_before_it(monke
     _failing_search(monkeypatch, ZeroDivisionError("a bug in a decision"), after=150)
     result = run_arena(["search(worlds=2)", "greedy"], variant="trade_barter", num_players=2, games=200,
                        batched=True, progress=False)
-    assert result["crash"]["error"] == "ZeroDivisionError" and "a bug in a decision" in result["crash"]["message"]
+    crash = result["crash"]
+    assert crash["error"] == "ZeroDivisionError" and "a bug in a decision" in crash["message"]
+    assert crash["agent"] == "search(worlds=2)" and crash["seat"] in (0, 1)  # named as on the local path
     assert 0 < result["groups"] < 100
     assert any("the run stopped" in warning for warning in result["warnings"])
 
@@ -214,3 +216,21 @@ def test_a_match_over_before_its_first_decision_is_counted_as_on_the_local_path(
     kwargs = dict(variant="my_ship_sails", num_players=4, games=8, seed=0)
     batched, local = _result(lineup=lineup, batched=True, **kwargs), _result(lineup=lineup, batched=False, **kwargs)
     assert batched["crash"] is None and batched == local
+
+
+def test_a_failure_on_the_batched_path_names_the_group_whose_game_failed(monkeypatch):
+    # Many groups play at once: the crash names the failing game's group, not the first unfinished one.
+    readable_games = arena_batched._readable_games
+
+    def games(*args):
+        for group, index, game, seeds in readable_games(*args):
+            if group == 12:
+                def broken(action):
+                    raise RuntimeError("the game of group 12 failed")
+                game.apply = broken
+            yield group, index, game, seeds
+    monkeypatch.setattr(arena_batched, "_readable_games", games)
+    result = run_arena(["search(worlds=2)", "greedy"], variant="trade_barter", num_players=2, games=40,
+                       batched=True, progress=False)
+    assert result["crash"]["group"] == 12 and result["crash"]["agent"] is None
+    assert "group 12" in result["crash"]["message"] and 0 < result["groups"] < 12
