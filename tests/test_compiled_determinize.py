@@ -221,3 +221,21 @@ def test_a_search_out_of_budget_starts_again_as_in_python(monkeypatch):
     assert any(world is None for world, _ in searches)  # the case this test is about, among these worlds
     assert_same_worlds(got, expected)
     assert a.getstate() == b.getstate()
+
+
+def test_discards_drawn_back_from_under_the_stock_are_placed_as_in_python():
+    # R5.3 (discard: bottom): the cards the seat draws back fix the other player's hidden discards.
+    rules, rng = make_rules("trade_barter", deck_size=32, max_rounds=100, discard="bottom"), random.Random(1)
+    game = new_game(rules, 2, seed=1, dealer=0)
+    for _ in range(219):  # never a knock or a decline: the stock goes round several times
+        actions = [a for a in game.legal_actions() if a not in (0, 4)]
+        game.apply(rng.choice(actions or game.legal_actions()))
+    view = seat_view(game, 0)
+    fast, slow = view.deal_sampler(), view.deal_sampler()
+    assert any(step[0] == 0 and step[1] == 1 and step[2] is not None for step in fast.steps)  # marked
+    a, b = random.Random(4), random.Random(4)
+    fast.sample(a)
+    slow.sample(b)
+    assert compiles(fast, a, 2)
+    assert_same_worlds(sample_places(fast, a, 8, 2), python_places(slow, b, 8))
+    assert a.getstate() == b.getstate()

@@ -154,6 +154,24 @@ def test_long_deals_redeal_consistently(variant, num_players, options):
                 observed[s].append(encode(game, s).tobytes())
 
 
+def test_a_discard_drawn_back_from_under_the_stock_is_placed_where_it_was_discarded():
+    # R5.3 with discard: bottom, R11: in a long deal the stock goes round; the cards seat 0 draws
+    # back are the ones the other player discarded, face down, one stock's length earlier.  A re-deal
+    # must put each there, not guess it (it failed after 1,000 tries at this point of this deal).
+    rules = make_rules("trade_barter", deck_size=32, max_rounds=100, discard="bottom")
+    game, rng = new_game(rules, 2, seed=1, dealer=0), random.Random(1)
+    observed = [encode(game, 0).tobytes()]
+    for _ in range(219):  # never a knock or a decline: the deal goes on
+        actions = [a for a in game.legal_actions() if a not in (0, 4)]
+        game.apply(rng.choice(actions or game.legal_actions()))
+        observed.append(encode(game, 0).tobytes())
+    assert not game.over and sum(kind == "ready_money" for _, kind, _, _ in game.record) > 60
+    for k in range(3):
+        other = determinize(game, 0, random.Random(k))
+        _, seen = _replay(rules, 2, 0, other.deal_pack, other.history_texts(), 0)
+        assert seen == observed
+
+
 def _tb_game(actions, **options):
     """4-player trade and barter, dealer 3 (eldest 0), from a fixed pack (R1.5), after ``actions``."""
     deck = make_deck(["2C 5D 9H", "3C 6D 10H", "4C 7D JH", "AS KS QS"], dealer=3)

@@ -14,7 +14,9 @@ How: the deal is replayed from its pack and its record as a sequence of card
 card is written on a position only when the seat sees it (its own hand, a
 card it draws or receives, a face-up card, the hands shown at the showdown);
 a hidden choice of another player (which card he discards, offers or gives)
-is drawn again at random among the positions he holds.  So a card the seat
+is drawn again at random among the positions he holds, except a discard under
+the stock (R5.3) that the seat has since drawn back itself: the stock's moves
+are public, so that discard was the card it drew.  So a card the seat
 gave away is not assumed to be still where it went: it may since have been
 discarded or passed on, exactly as far as the seat can tell.  A card the seat
 gave away and later sees again must be able to travel back through the hidden
@@ -39,7 +41,7 @@ from typing import NamedTuple
 from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
-from .hidden_moves import World, constraints, first_world, replay_steps, search
+from .hidden_moves import World, constraints, first_world, mark_discards_seen_again, replay_steps, search
 
 __all__ = ["DealSampler", "Places", "SampledDeal", "ShufflePlan"]
 
@@ -97,9 +99,11 @@ class DealSampler:
         if not deal or deal[0][1] != DEAL:
             raise ValueError("a deal's record starts with its deal entry")
         self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
-        self.steps = replay_steps(deal)
-        self.allowed = constraints(self.steps, seat, bottom)
         self.first = first_world(deal[0][2], order, table_size, ship)
+        self.steps = replay_steps(deal)
+        if bottom:
+            self.steps = mark_discards_seen_again(self.steps, seat, self.first.stock)
+        self.allowed = constraints(self.steps, seat, bottom)
         self._searched: World | None = None  # the search's answer where it drew nothing at random
 
     def sample(self, rng: random.Random) -> SampledDeal:

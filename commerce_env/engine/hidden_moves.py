@@ -102,6 +102,25 @@ def replay_steps(deal: Sequence[tuple]) -> list[tuple]:
     return steps
 
 
+def mark_discards_seen_again(steps: list[tuple], seat: int, stock: Sequence[int]) -> list[tuple]:
+    """``steps`` with the card written into each face-down discard under the stock (R5.3,
+    ``discard: bottom``) that ``seat`` itself draws later: the stock is a queue whose moves are
+    public, so which discard comes up at which draw is known, and the card he draws is the
+    card another player discarded then.  Without it the search would have to guess that
+    choice, and in a long deal it nearly never guesses it."""
+    queue = [-1] * len(stock)  # the step that put each card under the stock (-1: dealt there), top last
+    marked = list(steps)
+    for j, step in enumerate(steps):
+        if step[0] != _READY_MONEY:
+            continue
+        queue.insert(0, j)
+        source = queue.pop()
+        if step[1] == seat and source >= 0 and steps[source][1] != seat and step[3] is not None:
+            code, actor, _, drawn = steps[source]
+            marked[source] = (code, actor, step[3], drawn)
+    return marked
+
+
 _STOCK, _DISCARDS = -1, -2  # places other than a seat's hand, for the constraints
 
 
@@ -173,9 +192,9 @@ def _choices(steps: list[tuple], index: int, world: World, seat: int,
         elif code == _GIVE:
             moved_at, target = index, step[3]
             sighted = target == seat
-        else:
+        else:  # ready money: seen when the seat draws it back from under the stock
             moved_at, target = index, _STOCK if bottom else _DISCARDS
-            sighted = False
+            sighted = step[2] is not None
         if sighted:  # the seat receives this card: it must be the one he saw
             item = world.item_of.get(step[2])
             if item is not None:
@@ -209,6 +228,8 @@ def _apply(step: tuple, world: World, item: int | None, seat: int, bottom: bool)
     """Play ``step`` with the chosen position on ``world``; False on a contradiction."""
     code, actor = step[0], step[1]
     if code == _READY_MONEY:  # R5.3
+        if actor != seat and step[2] is not None and not world.write(item, step[2]):  # drawn back later
+            return False
         world.hands[actor].remove(item)
         if bottom:
             world.stock.insert(0, item)

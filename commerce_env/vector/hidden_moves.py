@@ -162,9 +162,9 @@ def _choices(steps, index, w, lay, seat, allowed, bottom, out):
     elif code == _GIVE:
         moved_at, target = index, steps[index, 3]
         sighted = target == seat
-    else:
+    else:  # ready money: seen when the seat draws it back from under the stock
         moved_at, target = index, -1 if bottom else -2
-        sighted = False
+        sighted = steps[index, 2] >= 0
     if sighted:  # the seat receives this card: it must be the one he saw
         item = _item_of(w, lay, steps[index, 2])
         if item >= 0:
@@ -211,6 +211,8 @@ def _apply(step, w, lay, item, seat, bottom, ship):
     """``engine.hidden_moves._apply`` for the compiled steps; False on a contradiction."""
     code, actor = step[0], step[1]
     if code == _READY_MONEY:  # R5.3
+        if actor != seat and step[2] >= 0 and not _write(w, lay, item, step[2]):  # drawn back later
+            return False
         _remove(w, lay, actor, item)
         if bottom:
             at, length = lay[W_STOCK], w[lay[W_STOCK_LEN]]
