@@ -59,8 +59,8 @@ def compiles(sampler: DealSampler, rng: random.Random, num_players: int) -> bool
 
 @kernel
 def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
-    """``engine.determinize._write_unseen`` on world ``w``: 1 written, 0 failed (try again), -1
-    when the positions already written make a flush of the past."""
+    """``engine.determinize._write_unseen`` on world ``w`` (``deck`` ascending): 1 written, 0 failed
+    (try again), -1 when the positions already written make a flush of the past."""
     positions = len(deck)
     card_of = w[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + positions].copy()
     left = 0
@@ -69,7 +69,7 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
             unwritten[left] = item
             left += 1
     count = 0
-    for card in np.sort(deck):  # not in the hidden pack order
+    for card in deck:  # ascending, not in the hidden pack order
         if w[lay[M.W_ITEM_OF] + card] < 0:
             free[count] = card
             count += 1
@@ -137,9 +137,9 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
 
 @kernel
 def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, deck, mt, at,
-            cards, hands, stock, discards, offer):
-    """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals;
-    False if one found none."""
+            cards, hands, stock, discards, offer, piles):
+    """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals
+    (``deck`` ascending; ``piles``: the stock's and the discards' final sizes); False if one found none."""
     stack = np.empty((len(steps) + 1, len(first)), np.int64)
     options = np.empty((len(steps) + 1, 3), np.int64)
     option_count = np.empty(len(steps) + 1, np.int64)
@@ -179,8 +179,9 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
             return False
         cards[r] = world[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + len(deck)]
         hands[r] = world[lay[M.W_HANDS]:lay[M.W_HANDS] + 3 * num_players]
-        stock[r] = world[lay[M.W_STOCK]:lay[M.W_STOCK] + stock.shape[1]]
-        discards[r] = world[lay[M.W_DISCARDS]:lay[M.W_DISCARDS] + discards.shape[1]]
+        piles[0], piles[1] = world[lay[M.W_STOCK_LEN]], world[lay[M.W_DISCARDS_LEN]]  # alike in every world
+        stock[r, :piles[0]] = world[lay[M.W_STOCK]:lay[M.W_STOCK] + piles[0]]
+        discards[r, :piles[1]] = world[lay[M.W_DISCARDS]:lay[M.W_DISCARDS] + piles[1]]
         offer[r] = world[lay[M.W_OFFER]]
     return True
 
@@ -193,27 +194,27 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
         steps[j, :len(step)] = [-1 if x is None else x for x in step]
     positions = len(sampler.deck)
     lay = _layout(sampler, num_players)
-    checks = (int(lay[M.W_CHECKS_LEN]) - int(lay[M.W_CHECKS])) // 3
-    first = M.world_array(sampler.first, num_players, positions, checks, lay)
+    first = M.world_array(sampler.first, lay)
     searched = sampler.searched
-    cached = first if searched is None else M.world_array(searched, num_players, positions, checks, lay)
+    cached = first if searched is None else M.world_array(searched, lay)
     allowed = np.full((M.NO_CARDS, len(steps) + 2), -1, dtype=np.int64)
     for card, table in sampler.allowed.items():
         for j, places in table.items():
             allowed[card, j] = M.place_bits(places)
-    stock_size, discards_size = _pile_sizes(sampler)
     mt, at, rest = random_state(rng)
     out = PlacedWorlds(np.empty((count, positions), np.int64), np.empty((count, 3 * num_players), np.int64),
                        first[lay[M.W_HAND_LEN]:lay[M.W_HAND_LEN] + num_players].copy(), np.empty((count, 0), np.int64),
-                       np.empty((count, stock_size), np.int64), np.empty((count, discards_size), np.int64),
+                       np.empty((count, positions), np.int64), np.empty((count, positions), np.int64),
                        np.empty(count, np.int64))
+    piles = np.zeros(2, np.int64)  # how many positions the stock and the discards end with
     ok = _sample(count, first, cached, searched is not None, steps, lay, sampler.seat, sampler.bottom,
-                 sampler.first.ship_checks is not None, allowed, np.asarray(sampler.deck, dtype=np.int64), mt, at,
-                 out.cards, out.hands, out.stock, out.discards, out.offer)
+                 sampler.first.ship_checks is not None, allowed, np.sort(np.asarray(sampler.deck, dtype=np.int64)),
+                 mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, piles)
     set_random_state(rng, mt, at, rest)
     if not ok:  # pragma: no cover - as DealSampler._placed
         raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")
-    return out._replace(hands=out.hands.reshape(count, num_players, 3))
+    return out._replace(hands=out.hands.reshape(count, num_players, 3), stock=out.stock[:, :piles[0]],
+                        discards=out.discards[:, :piles[1]])
 
 
 def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:
@@ -223,17 +224,3 @@ def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:
         return M.world_layout(num_players, len(sampler.deck), 0)
     gives = sum(step[0] == _GIVE for step in sampler.steps)
     return M.world_layout(num_players, len(sampler.deck), num_players + 2 * gives)
-
-
-def _pile_sizes(sampler: DealSampler) -> tuple[int, int]:
-    """How many positions the stock and the discards hold at the end of the deal's steps: each
-    card of ready money goes to one of them and one card comes off the stock (R5.3)."""
-    stock, discards = len(sampler.first.stock), 0
-    for step in sampler.steps:
-        if step[0] == M._READY_MONEY:
-            if sampler.bottom:
-                stock += 1
-            else:
-                discards += 1
-            stock -= 1
-    return stock, discards

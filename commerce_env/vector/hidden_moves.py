@@ -47,8 +47,14 @@ def world_layout(num_players: int, positions: int, checks: int) -> np.ndarray:
     return np.cumsum([0, *sizes]).astype(np.int64)
 
 
-def world_array(world: World, num_players: int, positions: int, checks: int, lay: np.ndarray) -> np.ndarray:
-    """``world`` (engine.hidden_moves' World) as an array of layout ``lay``."""
+def check_room(lay: np.ndarray) -> int:
+    """How many hands of the past layout ``lay`` has room to check (R7.3)."""
+    return int(lay[W_CHECKS_LEN] - lay[W_CHECKS]) // 3
+
+
+def world_array(world: World, lay: np.ndarray) -> np.ndarray:
+    """``world`` (engine.hidden_moves' World) as an array of layout ``lay`` (:func:`world_layout`)."""
+    num_players, checks = int(lay[W_STOCK] - lay[W_HAND_LEN]), check_room(lay)
     w = np.full(int(lay[W_WIDTH]), -1, dtype=np.int64)
     w[lay[W_HAND_LEN]:lay[W_HAND_LEN] + num_players] = 0
     for seat, items in world.hands.items():
