@@ -302,7 +302,7 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
     while tables:
         playing = [table for table in tables if not table.game.over]  # a match may end as it is dealt (R7.3)
         actions: list[int | None] = []
-        waiting: list[tuple[int, Any, int | None]] = []  # (table, searcher, default) of each batched plan
+        waiting: list[tuple[int, int, Any, int | None]] = []  # (table, seat, searcher, default) of each plan
         plans = []
         for k, table in enumerate(playing):
             seat = table.game.current_player
@@ -317,11 +317,10 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
                         action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
                     else:
                         plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
-                        waiting.append((k, search, default))
+                        waiting.append((k, seat, search, default))
             actions.append(action)
-        for (k, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
-            table = playing[k]
-            with _named(table, table.game.current_player, names[table.seats[table.game.current_player]]):
+        for (k, seat, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
+            with _named(playing[k], seat, names[playing[k].seats[seat]]):
                 actions[k] = search.choose(results, default)
         for table, action in zip(playing, actions, strict=True):
             with _named(table):

@@ -82,8 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def arena_command(args: argparse.Namespace) -> int:
-    from .arena import crash_warning as crash_text
-    from .arena import report_markdown, run_arena
+    from .arena import crash_warning, report_markdown, run_arena
     from .boundary import AgentError
 
     try:
@@ -107,7 +106,7 @@ def arena_command(args: argparse.Namespace) -> int:
         crash = getattr(error, "arena_crash", None)
         if isinstance(crash, dict):  # not a bad argument: the run stopped before a group was finished
             print(crash["traceback"], end="", file=sys.stderr)
-            print(f"commerce arena: {crash_text(crash, 0)}", file=sys.stderr)
+            print(f"commerce arena: {crash_warning(crash, 0)}", file=sys.stderr)
             return 1
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2
