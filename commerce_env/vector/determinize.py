@@ -18,7 +18,7 @@ import numpy as np
 from ..engine.determinize import FILL_ATTEMPTS, MAX_ATTEMPTS, DealSampler
 from ..engine.hidden_moves import _GIVE
 from . import hidden_moves as M  # noqa: N812 - the world's fields read as M.W_CARD_OF
-from .python_random import _next_word, random_state, set_random_state
+from .python_random import _next_word, random_state, set_random_state, shuffle
 from .row import kernel
 
 
@@ -73,7 +73,7 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
         if w[lay[M.W_ITEM_OF] + card] < 0:
             free[count] = card
             count += 1
-    M._shuffle(free, count, mt, at)
+    shuffle(free, count, mt, at)
     counts[:positions] = 0
     checked = 0
     if ship:

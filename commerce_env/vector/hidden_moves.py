@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.hidden_moves import _GIVE, _NOTHING, _OFFER, _READY_MONEY, World
-from .python_random import _below
+from .python_random import shuffle
 from .row import kernel
 
 COMPILED_STEPS = (_READY_MONEY, _OFFER, _GIVE, _NOTHING)
@@ -263,14 +263,6 @@ def _apply(step, w, lay, item, seat, bottom, ship):
 
 
 @kernel
-def _shuffle(values, count, mt, at):
-    """``random.shuffle`` of ``values[:count]`` on the generator state ``mt``, ``at``."""
-    for i in range(count - 1, 0, -1):
-        j = _below(mt, at, i + 1)
-        values[i], values[j] = values[j], values[i]
-
-
-@kernel
 def search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count, mt, at):
     """``engine.hidden_moves.search`` from the world ``stack[0]``: the depth at which ``stack``
     holds the answer (-1: the budget ran out) and whether a choice among several was drawn."""
@@ -287,7 +279,7 @@ def search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count
                 options[depth, 0] = -1
                 count = 1
             if count > 1:
-                _shuffle(options[depth], count, mt, at)
+                shuffle(options[depth], count, mt, at)
                 drawn = True
             option_count[depth] = count
         if option_count[depth] == 0:

@@ -55,16 +55,21 @@ def _below(mt, at, n):
 
 
 @kernel
+def shuffle(values, count, mt, at):
+    """``random.shuffle`` of ``values[:count]`` on the generator state ``mt``, ``at``."""
+    for i in range(count - 1, 0, -1):
+        j = _below(mt, at, i + 1)
+        values[i], values[j] = values[j], values[i]
+
+
+@kernel
 def _shuffles(mt, at, items, count, skip_words, out):
     """``count`` times: ``skip_words`` words drawn and dropped, then ``items`` copied and shuffled."""
     for c in range(count):
         for _ in range(skip_words):
             _next_word(mt, at)
-        row = out[c]
-        row[:] = items
-        for i in range(len(items) - 1, 0, -1):
-            j = _below(mt, at, i + 1)
-            row[i], row[j] = row[j], row[i]
+        out[c] = items
+        shuffle(out[c], len(items), mt, at)
 
 
 def shuffled_copies(rng: random.Random, items: list[int], count: int, skip_bits: int = 0) -> np.ndarray:
