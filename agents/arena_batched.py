@@ -278,6 +278,7 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
     from commerce_env.view import seat_view
 
     from .batched_search import BatchedRollouts
+    from .search import rolled_out
     from .specs import spec_name
 
     built = {a: build_agent(spec) for a, spec in agents.items()}
@@ -311,8 +312,8 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
                 view = seat_view(table.game, seat)
                 action = agent.act(view) if search is None else search.immediate_action(view)
                 if action is None:
-                    default = search.default_action(view)
-                    include = () if default is None else (default,)
+                    default = search.default_action(view, deferred=True)
+                    include = rolled_out(default)
                     if search.batched_rollouts(view) is None or not _fits(search, view, include):
                         action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
                     else:

@@ -23,6 +23,8 @@ import math
 import random
 import time
 import warnings
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -258,29 +260,51 @@ class SearchAgent(Agent):
             return self.prior.act(view)
         return None
 
-    def default_action(self, view: SeatView) -> int | None:
-        """The prior's action where the search starts from it (``prior``), else None."""
+    def default_action(self, view: SeatView, deferred: bool = False) -> int | Callable[[], int] | None:
+        """The prior's action where the search starts from it (``prior``), else None.  With
+        ``deferred``, where every legal action is rolled out anyway (so the prior's is too), a
+        function that gives it instead: :meth:`choose` asks it only when the rollouts leave the
+        choice open, and the prior is as costly as a third of a batched decision."""
         use_prior = self.use_prior
         if use_prior is None:
             use_prior = view.engine.blind_trades
-        return self.prior.act(view) if use_prior else None
+        if not use_prior:
+            return None
+        if deferred and len(self.candidate_actions(view)) == len(view.legal_actions):
+            return partial(self.prior.act, view)
+        return self.prior.act(view)
 
-    def choose(self, results: dict[int, np.ndarray], default: int | None) -> int:
+    def choose(self, results: dict[int, np.ndarray], default: int | Callable[[], int] | None) -> int:
         """The choice rule: the best mean (the lowest action among equals); with a ``default``,
-        that unless the best beats it by more than ``margin`` standard errors of the difference."""
+        that unless the best beats it by more than ``margin`` standard errors of the difference.
+        A deferred ``default`` (:meth:`default_action`) is asked only if the best does not beat
+        every other action so: else the best is chosen whichever the default is."""
         self.last_values = {a: float(v.mean()) for a, v in results.items()}
         best_value = max(self.last_values.values())
         best = min(a for a in results if self.last_values[a] >= best_value - 1e-12)
         if default is None:
             return best
-        gain = results[best] - results[default]
-        if len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain)):
-            return best
-        return default
+        if callable(default):
+            if all(self._beats(results[best], results[a]) for a in results if a != best):
+                return best
+            default = default()
+        return best if self._beats(results[best], results[default]) else default
+
+    def _beats(self, best: np.ndarray, other: np.ndarray) -> bool:
+        """Whether ``best`` beats ``other`` by more than ``margin`` standard errors of their
+        paired difference (never with one world)."""
+        gain = best - other
+        return len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain))
 
     def act(self, view: SeatView) -> int:
         action = self.immediate_action(view)
         if action is not None:
             return action
-        default = self.default_action(view)
-        return self.choose(self.evaluate(view, () if default is None else (default,)), default)
+        default = self.default_action(view, deferred=True)
+        return self.choose(self.evaluate(view, rolled_out(default)), default)
+
+
+def rolled_out(default: int | Callable[[], int] | None) -> tuple[int, ...]:
+    """The actions to roll out beside the candidates: a default known before the rollouts
+    (:meth:`SearchAgent.default_action`)."""
+    return (default,) if isinstance(default, int) else ()
