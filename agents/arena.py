@@ -79,7 +79,7 @@ def _lineup_table(lineup: Sequence[AgentSpec], num_players: int) -> tuple[list[i
 
 
 def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, seed: int,
-                 duplicate: bool, isolate: bool = False) -> None:
+                 duplicate: bool, isolate: bool = False, time_limit: float | None = None) -> None:
     table, spec_of = _lineup_table(lineup, num_players)
     names = {a: spec_name(spec) for a, spec in spec_of.items()}
     copies = {a: table.count(a) for a in set(table)}
@@ -87,7 +87,7 @@ def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, se
     if isolate:
         from .isolated import AgentProcesses
 
-        processes = _WORKER["processes"] = AgentProcesses({a: spec_of[a] for a in copies}, copies, names)
+        processes = _WORKER["processes"] = AgentProcesses({a: spec_of[a] for a in copies}, copies, names, time_limit)
         agents = {a: [seat_agent(remote, names[a]) for remote in processes.agents[a]] for a in copies}
     else:
         objects = [a for a in copies if isinstance(spec_of[a], Agent)]  # code from outside the project: watched
@@ -168,7 +168,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
               progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None,
-              batched: bool | None = None, isolate: bool = False) -> dict:
+              batched: bool | None = None, isolate: bool = False, time_limit: float | None = None) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
 
     A *game* is one episode: a deal, or a whole match when the rules play
@@ -182,7 +182,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     with exactly the local result; ``False`` never, ``True`` insists.  Returns a JSON-able dict;
     with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
     refusing (before playing) to replace such files unless ``overwrite=True``.  ``isolate=True``
-    plays each agent in a process of its own (:mod:`agents.isolated`; local backend, one worker).
+    plays each agent in a process of its own (:mod:`agents.isolated`; local backend, one worker),
+    and ``time_limit`` (isolated only) gives each of its decisions that many seconds at most.
     An agent that fails stops the run: the groups finished before it are summarised, with a
     ``crash`` entry naming the agent, its seat, the group, the error's type and message (``crash``
     is ``None`` otherwise); if none had finished, its error is raised.
@@ -209,6 +210,12 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     if isolate and (backend != "local" or workers != 1 or batched):
         raise ValueError(f"isolate=True plays on the local backend in one process (each agent in its own), "
                          f"not with backend={backend!r}, workers={workers!r}, batched={batched!r}")
+    from .isolated import check_time_limit
+
+    time_limit = check_time_limit(time_limit)
+    if time_limit is not None and not isolate:
+        raise ValueError(f"time_limit={time_limit!r} needs isolate=True: an agent in the arena's own process "
+                         "cannot be stopped in the middle of a decision")
     lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
     from .arena_batched import refusal, searches
 
@@ -239,7 +246,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     results: dict[int, list] = {}
     crash = None
     runs = _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend, address,
-                       batched, isolate)
+                       batched, isolate, time_limit)
     try:
         for group, played in runs:
             if isinstance(played, Crash):
@@ -265,7 +272,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         deals_played=int(counted), seconds=elapsed,
         deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
         games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
-        isolate=isolate, crash=None if crash is None else crash.report,
+        isolate=isolate, time_limit=time_limit, crash=None if crash is None else crash.report,
     )
     result["warnings"] = sample_warnings(groups) + ([] if crash is None else [crash_warning(crash.report, groups)])
     if out_dir is not None:
@@ -294,7 +301,7 @@ def crash_warning(crash: dict[str, Any], finished: int) -> str:
 
 
 def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
-                address=None, batched=False, isolate=False):
+                address=None, batched=False, isolate=False, time_limit=None):
     bar = _Progress(groups, progress)
     try:
         if batched:  # one process: many groups per call of the batched engine
@@ -320,7 +327,7 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
                 yield item
                 bar.advance()
         elif workers == 1:
-            _init_worker(lineup, rules, num_players, seed, duplicate, isolate)
+            _init_worker(lineup, rules, num_players, seed, duplicate, isolate, time_limit)
             for group in range(groups):
                 yield _play_group(group)
                 bar.advance()

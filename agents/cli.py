@@ -76,6 +76,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.add_argument("--isolate", action="store_true", help="each agent in a process of its own, handed pickled "
                        "views, answering action numbers only: for agents you do not trust (one worker, local)")
+    arena.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                       help="with --isolate: seconds each decision may take; an agent slower than that stops "
+                       "the run, named (default: no limit)")
     arena.add_argument("--save-games", nargs=2, metavar=("N", "FILE"), default=None,
                        help="also write the first N games as replays (JSON lines) to the new FILE")
     arena.set_defaults(func=arena_command)
@@ -98,7 +101,7 @@ def arena_command(args: argparse.Namespace) -> int:
                            overwrite=args.force,
                            progress=not args.no_progress, backend=args.backend, address=args.address,
                            batched={"auto": None, "batched": True, "local": False}[args.engine],
-                           isolate=args.isolate)
+                           isolate=args.isolate, time_limit=args.time_limit)
     except AgentError as error:  # an agent failed before any duplicate group was finished
         print(f"commerce arena: {error}", file=sys.stderr)
         return 1

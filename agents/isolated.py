@@ -11,6 +11,10 @@ process is the game: ``gc.get_objects()``, frames and module globals there
 hold views and the agent's own sampled worlds only.  The action is then
 checked in the arena (:class:`agents.boundary.Seat`: an integer, legal now).
 
+With a ``time_limit`` an agent that does not answer a decision within that
+many seconds (a loop, a deadlock, a search with no end) stops the run, named,
+and its process is killed: the arena never waits on it for ever.
+
 The cost is a round trip per decision (a pickled view each way of one pipe)
 and a process start per agent.  It is not a sandbox: the agent's code runs
 with the user's permissions.
@@ -24,11 +28,24 @@ import pickle
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["AgentProcesses", "serve"]
+__all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit", "serve"]
 
 REPLY_LIMIT = 8192  # bytes of one message from an agent's process; longer ends the run
 TEXT_LIMIT = 2000  # characters of an error's text kept
 START_SECONDS = 120.0  # for a process to import the project and build its agent
+MAX_TIME_LIMIT = 86_400.0  # the longest time limit per decision, in seconds (a day)
+
+
+def check_time_limit(time_limit: object) -> float | None:
+    """``time_limit`` as seconds per decision (None: no limit); a ``ValueError`` naming it if
+    it is not a number above 0 and at most :data:`MAX_TIME_LIMIT`."""
+    if time_limit is None:
+        return None
+    if (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)
+            or not 0 < time_limit <= MAX_TIME_LIMIT):
+        raise ValueError(f"time_limit must be None or seconds per decision above 0 and at most "
+                         f"{MAX_TIME_LIMIT:.0f}, got {time_limit!r}")
+    return float(time_limit)
 
 
 class AgentProcesses:
@@ -36,9 +53,12 @@ class AgentProcesses:
 
     ``specs[a]`` is agent ``a``'s spec (a name, a mapping or an Agent object, which is pickled
     to its process), ``copies[a]`` how many seats it holds, ``names[a]`` its name at the table.
+    ``time_limit``: seconds each decision may take (None: no limit).
     Close with :meth:`close` (the arena does, however the run ends)."""
 
-    def __init__(self, specs: Mapping[int, Any], copies: Mapping[int, int], names: Mapping[int, str]):
+    def __init__(self, specs: Mapping[int, Any], copies: Mapping[int, int], names: Mapping[int, str],
+                 time_limit: float | None = None):
+        time_limit = check_time_limit(time_limit)
         context = multiprocessing.get_context("spawn")
         self._started: list[tuple[Any, Any]] = []
         self.agents: dict[int, list[RemoteAgent]] = {}
@@ -60,7 +80,8 @@ class AgentProcesses:
                 pending.append((a, process, mine))
             for a, process, conn in pending:
                 flags = _ready(conn, process, names[a])
-                self.agents[a] = [(ListeningRemoteAgent if flag else RemoteAgent)(conn, process, copy, names[a])
+                self.agents[a] = [(ListeningRemoteAgent if flag else RemoteAgent)(conn, process, copy, names[a],
+                                                                                  time_limit)
                                   for copy, flag in enumerate(flags)]
         except BaseException:
             self.close()
@@ -120,11 +141,13 @@ def _reply_error(kind: str, text: str, name: str, seat: int | None, expected: st
 
 
 class RemoteAgent:
-    """The arena's stand-in for one copy of an agent that plays in its own process."""
+    """The arena's stand-in for one copy of an agent that plays in its own process, given
+    ``time_limit`` seconds per decision (None: no limit)."""
 
-    def __init__(self, conn: Any, process: Any, copy: int, name: str):
+    def __init__(self, conn: Any, process: Any, copy: int, name: str, time_limit: float | None = None):
         self._conn, self._process, self._copy, self.name = conn, process, copy, name
         self._seat: int | None = None
+        self._time_limit = time_limit
 
     def reset(self, seat: int, num_players: int, rules: Any, seed: int | None = None) -> None:
         """Sent without waiting (a round trip less per game): an error here comes back with the next answer."""
@@ -133,6 +156,10 @@ class RemoteAgent:
 
     def act(self, view: Any) -> object:
         self._send(("act", self._copy, view))
+        if self._time_limit is not None and not self._conn.poll(self._time_limit):
+            self._process.kill()  # it may never answer: nothing more is asked of it
+            raise _failure(self.name, self._seat, "Timeout",
+                           f"it did not answer within the time limit of {self._time_limit:g} s per decision")
         kind, text = _receive(self._conn, self._process, self.name, self._seat)
         if kind == "A" and 0 < len(text) <= 20 and text.lstrip("-").isdigit():
             return int(text)  # checked by the arena's Seat: an action number, legal now

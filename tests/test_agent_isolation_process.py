@@ -13,6 +13,7 @@ import gc
 import json
 import multiprocessing
 import os
+import time
 import warnings
 
 import pytest
@@ -170,3 +171,49 @@ def test_the_arena_never_unpickles_what_an_agents_process_sends(tmp_path):
     with pytest.raises(RuntimeError, match="pipe_writer") as error:
         run_arena([PipeWriter(str(marker)), "greedy"], games=2, isolate=True, **ARENA)
     assert "BadReply" in str(error.value) and not marker.exists()
+
+
+class Stalls(GreedyAgent):
+    """Never answers its 20th decision of the run (in its own process: the count is its own)."""
+
+    name = "stalls"
+    decisions = 0
+
+    def act(self, view):
+        type(self).decisions += 1
+        if type(self).decisions == 20:
+            while True:  # a loop that never ends, as a buggy search might
+                time.sleep(1)
+        return super().act(view)
+
+
+def test_an_isolated_agent_over_its_time_limit_stops_the_run_named():
+    result = run_arena([Stalls(), "greedy"], games=100, isolate=True, time_limit=0.5, **ARENA)
+    crash = result["crash"]
+    assert crash["agent"] == "stalls" and crash["error"] == "Timeout" and "0.5 s" in crash["message"]
+    assert 0 < result["groups"] == crash["group"] and result["time_limit"] == 0.5
+    assert multiprocessing.active_children() == []  # the stalled process is killed, not waited on
+
+
+def test_agents_within_their_time_limit_play_the_run_as_without_one():
+    limited = run_arena(["greedy", "random"], games=8, isolate=True, time_limit=60, seed=4, **ARENA)
+    free = run_arena(["greedy", "random"], games=8, isolate=True, seed=4, **ARENA)
+    assert limited["crash"] is None and limited["time_limit"] == 60.0 and free["time_limit"] is None
+    assert limited["agents"] == free["agents"]
+
+
+@pytest.mark.parametrize("bad", [{"time_limit": 1.0}, {"isolate": True, "time_limit": 0},
+                                 {"isolate": True, "time_limit": -2.0}, {"isolate": True, "time_limit": "5"},
+                                 {"isolate": True, "time_limit": float("nan")},
+                                 {"isolate": True, "time_limit": float("inf")}, {"isolate": True, "time_limit": True}])
+def test_a_time_limit_is_checked_before_playing(bad):
+    with pytest.raises(ValueError, match="time_limit"):
+        run_arena(["greedy", "random"], games=2, **{**ARENA, **bad})
+
+
+def test_commerce_arena_time_limit_needs_isolate(capsys):
+    from training.cli import main
+
+    assert main(["arena", "--time-limit", "5", "--agents", "greedy,random", "--players", "2", "--games", "2",
+                 "--no-progress"]) == 2
+    assert "time_limit" in capsys.readouterr().err
