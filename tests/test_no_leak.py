@@ -172,6 +172,28 @@ def test_a_discard_drawn_back_from_under_the_stock_is_placed_where_it_was_discar
         assert seen == observed
 
 
+@pytest.mark.parametrize("num_players, moves, options, barters_only", [
+    (4, 300, {"discard": "bottom"}, False),  # it failed after 1,000 tries at this point of each deal
+    (12, 3000, {"discard": "table"}, True),  # it failed after 1,000 tries (35 s) at this point
+], ids=["discards-under-the-stock", "barters-alone"])
+def test_long_deals_of_hidden_moves_are_redealt(num_players, moves, options, barters_only):
+    # R5.3, R5.4, R11 with R12's max_rounds far above its default: hundreds of face-down discards
+    # and barters.  A re-deal must still be found, and replay to the seat's very observations.
+    rules = make_rules("trade_barter", max_rounds=1000, **options)
+    for seed in (1, 2):
+        game, rng = new_game(rules, num_players, seed=seed, dealer=0), random.Random(seed)
+        seat = rng.randrange(num_players)
+        observed = [encode(game, seat).tobytes()]
+        for _ in range(moves):  # never a knock or a decline: the deal goes on
+            actions = [a for a in game.legal_actions() if (12 <= a < 18 if barters_only else a not in (0, 4))]
+            game.apply(rng.choice(actions or game.legal_actions()))
+            observed.append(encode(game, seat).tobytes())
+        assert game.deals_dealt == 1 and not game.over
+        other = determinize(game, seat, random.Random(seed))
+        _, seen = _replay(rules, num_players, 0, other.deal_pack, other.history_texts(), seat)
+        assert seen == observed
+
+
 def _tb_game(actions, **options):
     """4-player trade and barter, dealer 3 (eldest 0), from a fixed pack (R1.5), after ``actions``."""
     deck = make_deck(["2C 5D 9H", "3C 6D 10H", "4C 7D JH", "AS KS QS"], dealer=3)

@@ -21,15 +21,17 @@ gave away is not assumed to be still where it went: it may since have been
 discarded or passed on, exactly as far as the seat can tell.  A card the seat
 gave away and later sees again must be able to travel back through the hidden
 moves between: a backward pass over those moves gives where it may be before
-each one, and a choice that strands it is never drawn (what is left is
-settled by a short depth-first search with restarts; the true deal is always
-one answer).  Cards never written anywhere are then shuffled over the
+each one, and a choice that strands it is never drawn; nor is one after
+which a hand can no longer serve what comes later (:mod:`.hidden_needs`: a
+new card to show the seat, a card free to be discarded or passed on).  What
+is left is settled by a short depth-first search with restarts; the true deal
+is always one answer.  Cards never written anywhere are then shuffled over the
 unwritten positions; in My Ship Sails so that no hand of the past was a flush
 (R7.3: it would have been declared).
 
 The samples are consistent, not exactly uniform over everything consistent
 (the choices are drawn uniformly step by step).  The replay and its search are
-:mod:`.hidden_moves`; this module places the cards.
+:mod:`.hidden_moves`, the needs :mod:`.hidden_needs`; this module places the cards.
 """
 
 from __future__ import annotations
@@ -41,11 +43,20 @@ from typing import NamedTuple
 from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
-from .hidden_moves import World, constraints, first_world, mark_discards_seen_again, replay_steps, search
+from .hidden_moves import (
+    World,
+    constraints,
+    first_world,
+    mark_discards_seen_again,
+    replay_steps,
+    search,
+    stock_moves,
+)
+from .hidden_needs import hidden_needs
 
 __all__ = ["DealSampler", "Places", "SampledDeal", "ShufflePlan"]
 
-MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (never reached in practice)
+MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (reached only in some very long deals: docs/agents.md)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
 
 
@@ -101,9 +112,11 @@ class DealSampler:
         self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
         self.first = first_world(deal[0][2], order, table_size, ship)
         self.steps = replay_steps(deal)
+        stock = stock_moves(self.steps, len(self.first.stock), bottom)
         if bottom:
-            self.steps = mark_discards_seen_again(self.steps, seat, self.first.stock)
-        self.allowed = constraints(self.steps, seat, bottom)
+            self.steps = mark_discards_seen_again(self.steps, seat, stock.drawn)
+        self.allowed = constraints(self.steps, seat, stock.drawn if bottom else None)
+        self.needs = hidden_needs(self.steps, seat, self.first, self.allowed, bottom, stock)
         self._searched: World | None = None  # the search's answer where it drew nothing at random
 
     def sample(self, rng: random.Random) -> SampledDeal:
@@ -146,7 +159,8 @@ class DealSampler:
     def _search(self, rng: random.Random) -> World | None:
         if self._searched is not None:
             return self._searched.copy()
-        world, drawn = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed)
+        world, drawn = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed,
+                              self.needs)
         if world is not None and not drawn:  # every choice was forced: the same answer every time
             self._searched = world.copy()
         return world

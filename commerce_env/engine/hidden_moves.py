@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..hands import is_ship
 from .base import SHOW
@@ -102,19 +103,38 @@ def replay_steps(deal: Sequence[tuple]) -> list[tuple]:
     return steps
 
 
-def mark_discards_seen_again(steps: list[tuple], seat: int, stock: Sequence[int]) -> list[tuple]:
-    """``steps`` with the card written into each face-down discard under the stock (R5.3,
-    ``discard: bottom``) that ``seat`` itself draws later: the stock is a queue whose moves are
-    public, so which discard comes up at which draw is known, and the card he draws is the
-    card another player discarded then.  Without it the search would have to guess that
-    choice, and in a long deal it nearly never guesses it."""
-    queue = [-1] * len(stock)  # the step that put each card under the stock (-1: dealt there), top last
-    marked = list(steps)
+class StockMoves(NamedTuple):
+    """The stock's public moves in one deal (R5.3), the same in every world: what put each card
+    there, as the step whose face-down discard it is (``discard: bottom``) or ``-1 - q`` for the
+    card dealt to its place ``q`` (R1.5)."""
+
+    before: list[list[int]]  # the stock before each step, and after the last, top last
+    drawn: dict[int, int]  # for each ready-money step, what put the card it draws there
+
+
+def stock_moves(steps: list[tuple], stock_size: int, bottom: bool) -> StockMoves:
+    """The stock's moves (:class:`StockMoves`) over ``steps``: a queue, drawn from the top, and
+    with ``bottom`` each discard put under it before the draw."""
+    queue = [-1 - q for q in range(stock_size)]
+    before, drawn = [], {}
     for j, step in enumerate(steps):
-        if step[0] != _READY_MONEY:
-            continue
-        queue.insert(0, j)
-        source = queue.pop()
+        before.append(list(queue))
+        if step[0] == _READY_MONEY:
+            if bottom:
+                queue.insert(0, j)
+            drawn[j] = queue.pop()
+    before.append(queue)
+    return StockMoves(before, drawn)
+
+
+def mark_discards_seen_again(steps: list[tuple], seat: int, sources: dict[int, int]) -> list[tuple]:
+    """``steps`` with the card written into each face-down discard under the stock (R5.3,
+    ``discard: bottom``) that ``seat`` itself draws later (``sources``: ``StockMoves.drawn``):
+    the card he draws is the card another player discarded then.  Without it the search would
+    have to guess that choice, and in a long deal it nearly never guesses it."""
+    marked = list(steps)
+    for j, source in sources.items():
+        step = steps[j]
         if step[1] == seat and source >= 0 and steps[source][1] != seat and step[3] is not None:
             code, actor, _, drawn = steps[source]
             marked[source] = (code, actor, step[3], drawn)
@@ -122,17 +142,30 @@ def mark_discards_seen_again(steps: list[tuple], seat: int, stock: Sequence[int]
 
 
 _STOCK, _DISCARDS = -1, -2  # places other than a seat's hand, for the constraints
+Place = int | tuple[str, int]  # a seat, _STOCK, _DISCARDS, _OFFERED, or a place on the stock (on_stock)
 
 
-def constraints(steps: list[tuple], seat: int, bottom: bool) -> dict[int, dict[int, set[int]]]:
+def on_stock(source: int) -> tuple[str, int]:
+    """The place of a card on the stock put there by ``source`` (``StockMoves``: the step of its
+    face-down discard, R5.3, or ``-1 - q`` where it was dealt), for the constraints and the needs."""
+    return ("stock", source)
+
+
+def constraints(steps: list[tuple], seat: int,
+                sources: dict[int, int] | None = None) -> dict[int, dict[int, set[Place]]]:
     """Where each card the seat saw, gave away and will see again may be before each step.
 
     A card that left ``seat``'s hand (given, or discarded) and later comes back
-    into it (received, or drawn) must travel from where it went to where it is
-    seen again through the hidden moves between.  Going backwards from the
-    sighting gives, before each step, the places from which it can still get
-    there; choices that leave a card where it cannot are never drawn.  Only
-    trade and barter and My Ship Sails have hidden moves.
+    into it (received, drawn, or discarded under the stock by another for him
+    to draw) must travel from where it went to where it is seen again through
+    the hidden moves between.  Going backwards from the sighting gives, before
+    each step, the places from which it can still get there; choices that leave
+    a card where it cannot are never drawn.  Only trade and barter and My Ship
+    Sails have hidden moves.  With ``sources`` (``discard: bottom``,
+    ``StockMoves.drawn``) a card under the stock is followed in its place in
+    the queue, and ``_STOCK`` before a step means: in the place its ready money
+    makes; otherwise the stock holds only cards dealt there and ``_DISCARDS`` is
+    the face-down discards (R5.3).
     """
     left: dict[int, int] = {}  # card -> step at which it left the seat's hand
     sightings = []  # (card, place before the step, step, step it left)
@@ -141,25 +174,34 @@ def constraints(steps: list[tuple], seat: int, bottom: bool) -> dict[int, dict[i
         if code == _READY_MONEY and step[1] == seat:
             left[step[2]] = j
             if step[3] in left:
-                sightings.append((step[3], _STOCK, j, left.pop(step[3])))
+                place = _STOCK if sources is None else on_stock(sources[j])
+                sightings.append((step[3], place, j, left.pop(step[3])))
+        elif code == _READY_MONEY and step[2] in left:  # another's discard that he draws back (marked)
+            sightings.append((step[2], step[1], j, left.pop(step[2])))
         elif code == _GIVE and seat in (step[1], step[3]):
             giver, trader = step[1], step[3]
             gone, back, source = (step[4], step[2], giver) if trader == seat else (step[2], step[4], trader)
             left[gone] = j
             if back in left:
                 sightings.append((back, source, j, left.pop(back)))
-    destination = _STOCK if bottom else _DISCARDS
-    allowed: dict[int, dict[int, set[int]]] = {}
+    allowed: dict[int, dict[int, set[Place]]] = {}
     for card, place, sighted, gone in sightings:
         places = {place}
         table = allowed.setdefault(card, {})
-        table[sighted] = places
+        table[sighted] = _as_read(places, sighted, sources)
         for j in range(sighted - 1, gone, -1):
             step = steps[j]
             code, actor = step[0], step[1]
-            if code == _READY_MONEY and actor != seat:
+            if code == _READY_MONEY and sources is not None:  # R5.3: under the stock, drawn in turn
+                before = places - {on_stock(j)}  # the card discarded at j was his, or, the seat's, not this one
+                if actor != seat and on_stock(j) in places:
+                    before.add(actor)
+                if actor != seat and actor in places and sources[j] >= 0:
+                    before.add(on_stock(sources[j]))  # he drew it
+                places = before
+            elif code == _READY_MONEY and actor != seat:
                 before = set(places)
-                if destination in places:
+                if _DISCARDS in places:
                     before.add(actor)
                 if actor in places:
                     before.add(_STOCK)
@@ -171,8 +213,50 @@ def constraints(steps: list[tuple], seat: int, bottom: bool) -> dict[int, dict[i
                 if step[3] in places:
                     before.add(actor)
                 places = before
-            table[j] = places
+            table[j] = _as_read(places, j, sources)
     return allowed
+
+
+def _as_read(places: set[Place], step: int, sources: dict[int, int] | None) -> set[Place]:
+    """``places`` before ``step`` as :func:`_choices` reads them: under ``discard: bottom`` the queue's
+    places become ``_STOCK`` for the one the ready money of the step before makes, else nothing."""
+    if sources is None:
+        return places
+    read = {place for place in places if not isinstance(place, tuple)}
+    if on_stock(step - 1) in places:
+        read.add(_STOCK)
+    return read
+
+
+_OFFERED = -3  # the card on offer (R5.4, R7.2): a place for the needs (:mod:`.hidden_needs`)
+ALL_CARDS = (1 << 52) - 1  # every card of a full pack as bits (R1.1): a need of unwritten positions only
+
+Need = tuple[frozenset[int], int, int, int]
+Needs = dict[int, list[Need]]
+"""Before a step: needs ``(places, count, barred, stock)``: the places (seats, the card on offer)
+and the positions in the stock's list whose bits ``stock`` sets must hold at least ``count``
+positions whose card is not written, or not among the bits of ``barred`` (:mod:`.hidden_needs`)."""
+
+
+def _supplied(world: World, needs: list[Need]) -> bool:
+    """Whether ``world`` holds the positions ``needs`` asks of it (:data:`Needs`)."""
+    card_of = world.card_of
+    for places, wanted, barred, stock in needs:
+        items = [world.stock[k] for k in range(len(world.stock)) if stock >> k & 1]
+        for place in places:
+            if place == _OFFERED:  # the card on offer, still in its owner's hand: counted once
+                if world.offer is not None and world.offer_seat not in places:
+                    items.append(world.offer)
+            else:
+                items += world.hands[place]
+        have = 0
+        for item in items:
+            card = card_of.get(item)
+            if card is None or not barred >> card & 1:
+                have += 1
+        if have < wanted:
+            return False
+    return True
 
 
 def _choices(steps: list[tuple], index: int, world: World, seat: int,
@@ -313,10 +397,10 @@ def _past_flush(world: World, item: int) -> bool:
 
 
 def search(steps: list[tuple], world: World, seat: int, bottom: bool, rng: random.Random,
-            allowed: dict[int, dict[int, set[int]]]) -> tuple[World | None, bool]:
+            allowed: dict[int, dict[int, set[int]]], needs: Needs) -> tuple[World | None, bool]:
     """Depth-first search for hidden choices consistent with everything ``seat`` saw
-    (``allowed``: :func:`constraints`), and whether a choice among several was drawn from
-    ``rng`` (if not, every search of this deal gives the same answer).
+    (``allowed``: :func:`constraints`; ``needs``: :mod:`.hidden_needs`), and whether a choice
+    among several was drawn from ``rng`` (if not, every search of this deal gives the same answer).
 
     ``None`` if a budget of tries runs out (the caller starts again with new draws).
     """
@@ -339,6 +423,6 @@ def search(steps: list[tuple], world: World, seat: int, bottom: bool, rng: rando
         budget -= 1
         item = options.pop()
         trial = current.copy()
-        if _apply(steps[index], trial, item, seat, bottom):
+        if _apply(steps[index], trial, item, seat, bottom) and _supplied(trial, needs.get(index + 1, ())):
             stack.append((index + 1, trial, None))
     return None, drawn

@@ -136,7 +136,7 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
 
 
 @kernel
-def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, deck, mt, at,
+def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, needs, deck, mt, at,
             cards, hands, stock, discards, offer, piles):
     """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals
     (``deck`` ascending; ``piles``: the stock's and the discards' final sizes); False if one found none."""
@@ -159,7 +159,8 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
                 world[:] = cached
             else:
                 stack[0] = first
-                depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count, mt, at)
+                depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count,
+                                       mt, at)
                 found = depth >= 0
                 if found:
                     world[:] = stack[depth]
@@ -207,8 +208,9 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
                        np.empty((count, positions), np.int64), np.empty((count, positions), np.int64),
                        np.empty(count, np.int64))
     piles = np.zeros(2, np.int64)  # how many positions the stock and the discards end with
+    needs, deck = M.need_arrays(sampler.needs, len(steps)), np.sort(np.asarray(sampler.deck, dtype=np.int64))
     ok = _sample(count, first, cached, searched is not None, steps, lay, sampler.seat, sampler.bottom,
-                 sampler.first.ship_checks is not None, allowed, np.sort(np.asarray(sampler.deck, dtype=np.int64)),
+                 sampler.first.ship_checks is not None, allowed, needs, deck,
                  mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, piles)
     set_random_state(rng, mt, at, rest)
     if not ok:  # pragma: no cover - as DealSampler._placed

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.hidden_moves import _GIVE, _NOTHING, _OFFER, _READY_MONEY, World
+from ..engine.hidden_moves import _GIVE, _NOTHING, _OFFER, _READY_MONEY, Needs, World
 from .python_random import shuffle
 from .row import kernel
 
@@ -26,16 +26,33 @@ COMPILED_STEPS = (_READY_MONEY, _OFFER, _GIVE, _NOTHING)
  W_OFFER_SEAT, W_CHECKS, W_CHECKS_LEN, W_WIDTH) = range(13)
 NO_CARDS = 52  # item_of's length: every card of a full pack (R1.1)
 
-_STOCK_BIT, _DISCARDS_BIT = 1 << 61, 1 << 62  # engine.hidden_moves' places _STOCK and _DISCARDS
+_OFFERED_BIT, _STOCK_BIT, _DISCARDS_BIT = 1 << 60, 1 << 61, 1 << 62  # engine.hidden_moves' other places
+_PLACE_BITS = {-1: _STOCK_BIT, -2: _DISCARDS_BIT, -3: _OFFERED_BIT}
 
 
-def place_bits(places: set[int]) -> int:
-    """A set of places of :func:`commerce_env.engine.hidden_moves.constraints` (seats, the stock -1,
-    the discards -2) as bits: seat ``s`` is bit ``s``."""
+def place_bits(places: set[int] | frozenset[int]) -> int:
+    """A set of places of :func:`commerce_env.engine.hidden_moves.constraints` or ``unseen_needs``
+    (seats, the stock -1, the discards -2, the card on offer -3) as bits: seat ``s`` is bit ``s``."""
     bits = 0
     for place in places:
-        bits |= _STOCK_BIT if place == -1 else _DISCARDS_BIT if place == -2 else 1 << place
+        bits |= _PLACE_BITS[place] if place < 0 else 1 << place
     return bits
+
+
+def need_arrays(needs: Needs, steps: int) -> tuple[np.ndarray, ...]:
+    """``engine.hidden_moves.Needs`` as arrays: those before step ``j`` are at ``at[j]:at[j + 1]`` of
+    the others: their places (:func:`place_bits`), positions to hold, barred cards and positions
+    in the stock's list (bits)."""
+    at = np.zeros(steps + 2, dtype=np.int64)
+    for j, group in needs.items():
+        at[j + 1] = len(group)
+    at = np.cumsum(at)
+    bits, counts, barred, stock = (np.empty(at[-1], dtype=np.int64) for _ in range(4))
+    for j, group in needs.items():
+        for k, (places, wanted, cards, on_stock) in enumerate(group):
+            bits[at[j] + k], counts[at[j] + k] = place_bits(places), wanted
+            barred[at[j] + k], stock[at[j] + k] = cards, on_stock
+    return at, bits, counts, barred, stock
 
 
 def world_layout(num_players: int, positions: int, checks: int) -> np.ndarray:
@@ -263,9 +280,40 @@ def _apply(step, w, lay, item, seat, bottom, ship):
 
 
 @kernel
-def search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count, mt, at):
-    """``engine.hidden_moves.search`` from the world ``stack[0]``: the depth at which ``stack``
-    holds the answer (-1: the budget ran out) and whether a choice among several was drawn."""
+def _serves(w, lay, item, barred):
+    """Whether position ``item`` may serve a need: its card is not written, or not among ``barred``."""
+    card = w[lay[W_CARD_OF] + item]
+    return card < 0 or not (barred >> card) & 1
+
+
+@kernel
+def _supplied(w, lay, index, need_at, need_bits, need_counts, need_barred, need_stock):
+    """``engine.hidden_moves._supplied`` for the needs before step ``index`` (:func:`need_arrays`)."""
+    for k in range(need_at[index], need_at[index + 1]):
+        bits, barred, have = need_bits[k], need_barred[k], 0
+        for j in range(w[lay[W_STOCK_LEN]]):
+            if (need_stock[k] >> j) & 1 and _serves(w, lay, w[lay[W_STOCK] + j], barred):
+                have += 1
+        for seat in range(lay[W_STOCK] - lay[W_HAND_LEN]):
+            if bits & (1 << seat):
+                for j in range(w[lay[W_HAND_LEN] + seat]):
+                    if _serves(w, lay, w[lay[W_HANDS] + 3 * seat + j], barred):
+                        have += 1
+        offer = w[lay[W_OFFER]]  # the card on offer, still in its owner's hand: counted once
+        if bits & _OFFERED_BIT and offer >= 0 and not bits & (1 << w[lay[W_OFFER_SEAT]]) and _serves(w, lay, offer,
+                                                                                                      barred):
+            have += 1
+        if have < need_counts[k]:
+            return False
+    return True
+
+
+@kernel
+def search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count, mt, at):
+    """``engine.hidden_moves.search`` from the world ``stack[0]`` (``needs``: :func:`need_arrays`):
+    the depth at which ``stack`` holds the answer (-1: the budget ran out) and whether a choice
+    among several was drawn."""
+    need_at, need_bits, need_counts, need_barred, need_stock = needs
     drawn = False
     budget = 5 * (len(steps) + 1) + 100
     depth = 0
@@ -289,7 +337,9 @@ def search(steps, stack, lay, seat, bottom, ship, allowed, options, option_count
         option_count[depth] -= 1
         item = options[depth, option_count[depth]]
         stack[depth + 1] = stack[depth]
-        if _apply(steps[depth], stack[depth + 1], lay, item, seat, bottom, ship):
+        if (_apply(steps[depth], stack[depth + 1], lay, item, seat, bottom, ship)
+                and _supplied(stack[depth + 1], lay, depth + 1, need_at, need_bits, need_counts, need_barred,
+                              need_stock)):
             depth += 1
             option_count[depth] = -2
     return -1, drawn

@@ -1,0 +1,168 @@
+"""What the hands must hold for the rest of a deal to be replayable (docs/rules.md R11).
+
+The depth-first search of :mod:`.hidden_moves` draws each hidden choice of
+another player at random and backtracks on a contradiction.  In a long deal a
+contradiction often shows only long after the choice that made it: a
+neighbour of the seat has been left holding only cards the seat has seen when
+he must show it a new one, or only cards that must stay where they are when he
+must discard or pass one on.  Here such needs are worked out once per deal,
+from the record alone, as needs on sets of places before each step; a choice
+after which a need cannot be met is refused at once.
+
+A need is ``(places, count, barred, stock)`` (``hidden_moves.Need``): the
+places (seats, the card on offer) and the positions of the stock's list set
+in ``stock`` must hold at least ``count`` positions whose card is not written,
+or is written and not among the bits of ``barred``.  Each need is necessary
+for any consistent deal (so the true deal always meets them all): the places
+are those from which a suitable position can still reach the player in time,
+found by going backwards over the barters and draws between, as
+:func:`.hidden_moves.constraints` does for one card.
+"""
+
+from __future__ import annotations
+
+from .hidden_moves import (
+    _DISCARDS,
+    _GIVE,
+    _OFFER,
+    _OFFERED,
+    _READY_MONEY,
+    _STOCK,
+    ALL_CARDS,
+    Need,
+    Needs,
+    StockMoves,
+    World,
+    on_stock,
+)
+
+
+def _sightings(steps: list[tuple], seat: int, first: World) -> list[tuple[int, int]]:
+    """``(player, step)`` where another player shows the seat a card it has not seen yet: offers
+    or gives it to him (R5.4, R7.2), or discards it under the stock for him to draw back (R5.3)."""
+    seen = set(first.item_of)
+    sightings = []
+    for j, step in enumerate(steps):
+        code, actor = step[0], step[1]
+        shown = None
+        if code == _READY_MONEY:
+            shown = step[2] if actor != seat else None
+            if actor == seat:
+                seen.add(step[3])  # he sees what he draws
+        elif code == _OFFER and actor != seat:
+            reply = steps[j + 1] if j + 1 < len(steps) else None
+            if reply is not None and reply[0] == _GIVE and reply[1] == seat:
+                shown = step[2]
+        elif code == _GIVE:
+            shown = step[2] if step[3] == seat else None
+            if actor == seat:
+                seen.add(step[4])
+        else:  # face up or shown: whatever is named is seen (none of these is before a barter)
+            seen.update(card for card in step[2:] if isinstance(card, int))
+            seen.update(card for part in step[2:] if isinstance(part, tuple) for card in part if card is not None)
+        if shown is not None:
+            if shown not in seen:
+                sightings.append((actor, j))
+            seen.add(shown)
+    return sightings
+
+
+def _hidden_moves(steps: list[tuple], seat: int, allowed: dict[int, dict[int, set[int]]],
+                  bottom: bool) -> list[tuple[int, int, int]]:
+    """``(player, step, barred)`` for each hidden move another player chooses (a discard, an offer,
+    a card given, none of them shown to the seat): he must hold a card that may move then, one
+    not among ``barred``, the cards the seat will see again that may not go where it goes."""
+    moves = []
+    for j, step in enumerate(steps):
+        code, actor = step[0], step[1]
+        if actor == seat:
+            continue
+        if code == _READY_MONEY and step[2] is None:
+            moved_at, target = j, _STOCK if bottom else _DISCARDS
+        elif code == _OFFER:  # as hidden_moves._choices reads an offer
+            reply = steps[j + 1] if j + 1 < len(steps) else None
+            if reply is not None and reply[0] == _GIVE and reply[1] == seat:
+                continue  # shown to the seat
+            moved_at, target = j + 1, reply[1] if reply is not None else None
+        elif code == _GIVE and step[3] != seat:
+            moved_at, target = j, step[3]
+        else:
+            continue
+        barred = 0
+        for card, table in allowed.items():
+            places = table.get(moved_at + 1)
+            if places is not None and target not in places:
+                barred |= 1 << card
+        if barred:
+            moves.append((actor, j, barred))
+    return moves
+
+
+def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int] | None, stock: StockMoves):
+    """The places from which a position can still reach ``player`` by ``step``, before each step
+    from ``step`` backwards (pairs of step and places), as long as that is worth checking: until
+    every hand of ``others`` could serve, or without ``others`` until a card on the stock could,
+    which is seldom short of one.  A card on the stock is followed in its place there
+    (:class:`.hidden_moves.StockMoves`), as ``("stock", what put it there)``."""
+    places = frozenset((player,))
+    yield step, places
+    for j in range(step - 1, -1, -1):
+        code, actor = steps[j][0], steps[j][1]
+        if code == _READY_MONEY:  # R5.3: he discards one, face down, and draws the top of the stock
+            discard, after = on_stock(j), places
+            if discard in after and actor == seat:  # under the stock (discard: bottom): a card the seat knows
+                return  # it may serve, and is not followed
+            places = after - {discard}
+            if discard in after:
+                places = places | {actor}
+            if actor != seat and actor in after:
+                places = places | {on_stock(stock.drawn[j])}
+        elif code == _GIVE and seat not in (actor, steps[j][3]):  # the giver receives the card on offer
+            trader = steps[j][3]
+            if actor in places:
+                places = places | {_OFFERED}
+            if trader in places:
+                places = places | {actor}
+        elif code == _OFFER and _OFFERED in places:
+            places = (places - {_OFFERED}) | {actor}
+        if others <= places if others is not None else any(isinstance(place, tuple) for place in places):
+            return
+        yield j, places
+
+
+def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int, dict[int, set[int]]],
+                 bottom: bool, stock: StockMoves) -> Needs:
+    """The needs before each step (see the module docstring; ``stock``: the stock's moves).
+
+    A sighting of a card the seat has not seen needs an unwritten position in
+    the shower's hand, and writes on it: every set of places must hold at least
+    as many as there are sightings that can only be served from within it
+    (Hall's condition).  A hidden move needs a card that may make it.
+    """
+    others = {place for place in first.hands if place != seat}
+    shown: dict[int, list[frozenset]] = {}
+    for player, sighted in _sightings(steps, seat, first):  # counted together: not stopped at every hand
+        for j, places in _back(steps, seat, player, sighted, None, stock):
+            shown.setdefault(j, []).append(places)
+    needs: dict[int, list[tuple[frozenset, int, int]]] = {
+        j: [(places, sum(other <= places for other in group), ALL_CARDS) for places in dict.fromkeys(group)]
+        for j, group in shown.items()}
+    moves: dict[int, dict[tuple[frozenset, int, int], None]] = {}
+    for player, moved, barred in _hidden_moves(steps, seat, allowed, bottom):
+        for j, places in _back(steps, seat, player, moved, others, stock):
+            if j < moved:  # at the move itself its choices say so
+                moves.setdefault(j, {})[places, 1, barred] = None
+    for j, group in moves.items():
+        needs.setdefault(j, []).extend(group)
+    return {j: [_on_the_stock(places, wanted, barred, stock.before[j]) for places, wanted, barred in group]
+            for j, group in needs.items()}
+
+
+def _on_the_stock(places: frozenset, wanted: int, barred: int, queue: list[int]) -> Need:
+    """A need with its places on the stock as positions in the stock's list (bits), ``queue``
+    being the stock then (``StockMoves.before``)."""
+    positions = 0
+    for place in places:
+        if isinstance(place, tuple):
+            positions |= 1 << queue.index(place[1])
+    return frozenset(place for place in places if not isinstance(place, tuple)), wanted, barred, positions

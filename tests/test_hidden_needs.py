@@ -1,0 +1,68 @@
+"""The determinizer's constraints and needs are never stricter than the truth (docs/rules.md R11).
+
+The search for hidden choices (``engine.hidden_moves``) refuses a choice that a
+constraint or a need (``engine.hidden_needs``) rules out.  Each must hold in
+the true deal itself, or the true deal, always one answer, could be refused:
+here long deals of blind trades are replayed with the true hidden choices, and
+at every step the true choice must be among those offered, play, and leave
+every need met.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from commerce_env.engine import new_game
+from commerce_env.engine.actions import DECLINE, KNOCK, OFFER
+from commerce_env.engine.hidden_moves import _apply, _choices, _supplied, replay_steps
+from commerce_env.rules import make_rules
+from commerce_env.view import seat_view
+
+BARTERS = range(OFFER, OFFER + 6)  # offer and give, any slot (R5.4, R7.2)
+
+
+@st.composite
+def long_deals(draw):
+    """A deal of trade and barter or My Ship Sails far into its rounds, and the seat that views it."""
+    variant = draw(st.sampled_from(["trade_barter", "my_ship_sails"]))
+    options = {"max_rounds": 1000}
+    if variant == "trade_barter":
+        options["discard"] = draw(st.sampled_from(["table", "bottom"]))
+    rules = make_rules(variant, **options)
+    num_players = draw(st.integers(2, 12))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    game = new_game(rules, num_players, seed=rng.randrange(2**32))
+    barters, moves = draw(st.floats(0, 1)), draw(st.integers(50, 400))
+    for _ in range(moves):  # never a knock or a decline: the deal goes on
+        if game.over or game.deals_played:
+            break
+        legal = game.legal_actions()
+        actions = [a for a in legal if a not in (KNOCK, DECLINE)]
+        if rng.random() < barters:
+            actions = [a for a in actions if a in BARTERS] or actions
+        game.apply(rng.choice(actions or legal))
+    assume(not game.over and game.current_player is not None and not game.deals_played)
+    return game, draw(st.integers(0, num_players - 1))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deal=long_deals())
+def test_the_true_deal_meets_every_constraint_and_need(deal):
+    # R5.3, R5.4, R7.2, R11: whatever a seat saw, the deal as it really was is a consistent re-deal.
+    game, seat = deal
+    sampler = seat_view(game, seat).deal_sampler()
+    start = max(i for i, entry in enumerate(game.record) if entry[1] == "deal")
+    true_deal = game.record[start:]
+    card_of = dict(enumerate(true_deal[0][2]))  # a position keeps its card: the true cards of every one
+    world = sampler.first.copy()
+    for index, (step, truth) in enumerate(zip(sampler.steps, replay_steps(true_deal), strict=True)):
+        options = _choices(sampler.steps, index, world, seat, sampler.allowed, sampler.bottom)
+        item = None
+        if options != [None]:
+            item = next(i for i in world.hands[step[1]] if card_of[i] == truth[2])
+        assert item in options, (index, step)
+        assert _apply(step, world, item, seat, sampler.bottom), (index, step)
+        assert _supplied(world, sampler.needs.get(index + 1, ())), (index, step)
