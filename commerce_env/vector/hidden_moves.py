@@ -5,7 +5,8 @@ hidden choice of another player again; in Python that replay is most of a world'
 the same depth-first search runs on a world laid out as one int64 array (:func:`world_layout`),
 a stack of them one per step, and draws from the state of Python's generator
 (:mod:`.python_random`), so it makes the very choices, in the same order, that
-:func:`commerce_env.engine.hidden_moves.search` makes.  Only the steps of the blind-trade
+:func:`commerce_env.engine.hidden_moves.search` makes, refusing the same ones (the needs that
+``engine.hidden_needs`` works out, as arrays: :func:`need_arrays`).  Only the steps of the blind-trade
 variants are compiled (ready money, offer, give, and steps that move nothing); a deal with
 others (exchanges, the widow, the hands shown) is left to Python (:data:`COMPILED_STEPS`).
 """
