@@ -242,7 +242,7 @@ def _supplied(world: World, needs: list[Need]) -> bool:
     """Whether ``world`` holds the positions ``needs`` asks of it (:data:`Needs`)."""
     card_of = world.card_of
     for places, wanted, barred, stock in needs:
-        items = [world.stock[k] for k in range(len(world.stock)) if stock >> k & 1]
+        items = [item for k, item in enumerate(world.stock) if stock >> k & 1] if stock else []
         for place in places:
             if place == _OFFERED:  # the card on offer, still in its owner's hand: counted once
                 if world.offer is not None and world.offer_seat not in places:
