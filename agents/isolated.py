@@ -25,6 +25,7 @@ from __future__ import annotations
 import multiprocessing
 import numbers
 import pickle
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,9 +106,8 @@ class AgentProcesses:
 
 def _ready(conn: Any, process: Any, name: str) -> str:
     """Wait for an agent's process to say it is built; its copies' listening flags (``"0"``/``"1"``)."""
-    if not conn.poll(START_SECONDS):
-        raise _failure(name, None, "Timeout", f"its process did not start within {START_SECONDS:.0f} s")
-    kind, text = _receive(conn, process, name, None)
+    kind, text = _receive_within(conn, process, name, None, START_SECONDS,
+                                 f"its process did not start within {START_SECONDS:.0f} s")
     if kind != "R" or not text or set(text) - {"0", "1"}:
         raise _reply_error(kind, text, name, None, "a ready message")
     return text
@@ -124,6 +124,33 @@ def _receive(conn: Any, process: Any, name: str, seat: int | None) -> tuple[str,
         raise _failure(name, seat, "BadReply", f"its process sent no readable message ({error})") from None
     text = data[1:].decode("utf-8", errors="replace")
     return chr(data[0]) if data else "", text
+
+
+def _receive_within(conn: Any, process: Any, name: str, seat: int | None, seconds: float,
+                    late: str) -> tuple[str, str]:
+    """:func:`_receive` within ``seconds``: past them the process is killed (it may never answer,
+    or have written only part of a message, and its end of the pipe closing ends the read) and a
+    ``Timeout`` failure says ``late``."""
+    from .boundary import AgentError
+
+    expired = threading.Event()
+
+    def stop() -> None:
+        expired.set()
+        process.kill()
+
+    timer = threading.Timer(seconds, stop)
+    timer.start()
+    try:
+        answer = _receive(conn, process, name, seat)
+    except AgentError:
+        if not expired.is_set():
+            raise
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        raise _failure(name, seat, "Timeout", late)
+    return answer
 
 
 def _failure(name: str, seat: int | None, error: str, message: str) -> Exception:
@@ -156,16 +183,19 @@ class RemoteAgent:
 
     def act(self, view: Any) -> object:
         self._send(("act", self._copy, view))
-        if self._time_limit is not None and not self._conn.poll(self._time_limit):
-            self._process.kill()  # it may never answer: nothing more is asked of it
-            raise _failure(self.name, self._seat, "Timeout",
-                           f"it did not answer within the time limit of {self._time_limit:g} s per decision")
-        kind, text = _receive(self._conn, self._process, self.name, self._seat)
+        kind, text = self._answer()
         if kind == "A" and 0 < len(text) <= 20 and text.lstrip("-").isdigit():
             return int(text)  # checked by the arena's Seat: an action number, legal now
         if kind == "B":  # the agent returned something that is not an integer: shown as its repr
             return _NotAnAction(text[:200])
         raise _reply_error(kind, text, self.name, self._seat, "an action")
+
+    def _answer(self) -> tuple[str, str]:
+        """The agent's next message, within the time limit (if any)."""
+        if self._time_limit is None:
+            return _receive(self._conn, self._process, self.name, self._seat)
+        return _receive_within(self._conn, self._process, self.name, self._seat, self._time_limit,
+                               f"it did not answer within the time limit of {self._time_limit:g} s per decision")
 
     def _send(self, message: tuple) -> None:
         try:

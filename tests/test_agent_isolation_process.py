@@ -217,3 +217,76 @@ def test_commerce_arena_time_limit_needs_isolate(capsys):
     assert main(["arena", "--time-limit", "5", "--agents", "greedy,random", "--players", "2", "--games", "2",
                  "--no-progress"]) == 2
     assert "time_limit" in capsys.readouterr().err
+
+
+class HalfAnswers(GreedyAgent):
+    """At its 5th decision writes the start of a message into its pipe to the arena, then never the rest."""
+
+    name = "half_answers"
+    decisions = 0
+
+    def act(self, view):
+        import multiprocessing.connection
+        import struct
+
+        type(self).decisions += 1
+        if type(self).decisions == 5:
+            for obj in gc.get_objects():
+                if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
+                    os.write(obj.fileno(), struct.pack("!i", 4000) + b"A")  # a length, then one byte of 4,000
+            while True:
+                time.sleep(1)
+        return super().act(view)
+
+
+def test_the_time_limit_holds_against_an_answer_left_half_written():
+    # The time limit bounds the whole answer, not only its first byte.
+    import threading
+
+    done = {}
+    run = threading.Thread(target=lambda: done.update(result=run_arena([HalfAnswers(), "greedy"], games=40,
+                                                                       isolate=True, time_limit=0.5, **ARENA)),
+                           daemon=True)
+    run.start()
+    run.join(60)
+    assert not run.is_alive(), "the arena waited on a half-written answer"
+    crash = done["result"]["crash"]
+    assert crash["agent"] == "half_answers" and crash["error"] == "Timeout"
+
+
+class HalfReady(GreedyAgent):
+    """Unpickled in its own process, writes the start of a message into its pipe, then hangs."""
+
+    name = "half_ready"
+
+    def __setstate__(self, state):
+        import multiprocessing.connection
+        import struct
+
+        for obj in gc.get_objects():
+            if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
+                os.write(obj.fileno(), struct.pack("!i", 4000) + b"R")
+        while True:
+            time.sleep(1)
+
+
+def test_the_start_limit_holds_against_a_ready_message_left_half_written(monkeypatch):
+    import threading
+
+    import agents.isolated
+
+    monkeypatch.setattr(agents.isolated, "START_SECONDS", 8.0)
+    done = {}
+
+    def play():
+        try:
+            run_arena([HalfReady(), "random"], games=2, isolate=True, **ARENA)
+        except Exception as error:  # noqa: BLE001 - the error is what this test looks at
+            done["error"] = error
+
+    run = threading.Thread(target=play, daemon=True)
+    run.start()
+    run.join(60)
+    assert not run.is_alive(), "the arena waited on a half-written ready message"
+    assert "half_ready" in str(done["error"]) and "Timeout" in str(done["error"])
+    assert multiprocessing.active_children() == []
