@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import multiprocessing
 import numbers
+import os
 import pickle
+import signal
+import socket
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -67,9 +70,10 @@ class AgentProcesses:
             pending = []
             for a, spec in specs.items():
                 mine, theirs = context.Pipe()
-                process = context.Process(target=serve, args=(theirs, spec, copies[a]), daemon=True,
-                                          name=f"commerce-agent-{a}")
                 try:
+                    # pickled here, unpickled in serve: the agent's code runs only once its process leads its group
+                    process = context.Process(target=serve, args=(theirs, pickle.dumps(spec), copies[a]),
+                                              daemon=True, name=f"commerce-agent-{a}")
                     process.start()
                 except (pickle.PicklingError, TypeError, AttributeError) as error:  # an object that does not pickle
                     raise ValueError(f"isolate=True: agent {names[a]!r} cannot be sent to its own process "
@@ -100,8 +104,19 @@ class AgentProcesses:
             if process.is_alive():
                 process.kill()
                 process.join()
+            _kill_group(process)
             conn.close()
         self._started = []
+
+
+def _kill_group(process: Any) -> None:
+    """Kill what is left of the process group an agent's process leads (:func:`serve`): the
+    processes it started.  (One that leaves the group, as a new session, is beyond reach.)"""
+    if hasattr(os, "killpg") and process.pid is not None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _ready(conn: Any, process: Any, name: str) -> str:
@@ -129,8 +144,8 @@ def _receive(conn: Any, process: Any, name: str, seat: int | None) -> tuple[str,
 def _receive_within(conn: Any, process: Any, name: str, seat: int | None, seconds: float,
                     late: str) -> tuple[str, str]:
     """:func:`_receive` within ``seconds``: past them the process is killed (it may never answer,
-    or have written only part of a message, and its end of the pipe closing ends the read) and a
-    ``Timeout`` failure says ``late``."""
+    or have written only part of a message), the pipe is shut (which ends the read, even if a child
+    of the process holds its end open) and a ``Timeout`` failure says ``late``."""
     from .boundary import AgentError
 
     expired = threading.Event()
@@ -138,6 +153,12 @@ def _receive_within(conn: Any, process: Any, name: str, seat: int | None, second
     def stop() -> None:
         expired.set()
         process.kill()
+        _kill_group(process)
+        try:  # a child of the process may hold its end of the pipe open: the read must end anyway
+            with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+                end.shutdown(socket.SHUT_RDWR)
+        except (OSError, ValueError, AttributeError):  # not a socket where there is none (Windows' pipes)
+            pass
 
     timer = threading.Timer(seconds, stop)
     timer.start()
@@ -222,13 +243,18 @@ class _NotAnAction:
 
 
 # ------------------------------------------------------------- the agent's side
-def serve(conn: Any, spec: Any, copies: int) -> None:
-    """The agent's process: build ``copies`` of the agent, then answer the arena until it stops."""
+def serve(conn: Any, pickled_spec: bytes, copies: int) -> None:
+    """The agent's process: build ``copies`` of the agent from its pickled spec, then answer the
+    arena until it stops.  It leads a process group of its own, so that the processes the agent
+    starts are stopped with it."""
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)
     try:
         from .base import Agent
         from .boundary import hears
         from .specs import make_agent
 
+        spec = pickle.loads(pickled_spec)  # the agent's own code, in its own process
         agents = [spec if isinstance(spec, Agent) else make_agent(spec) for _ in range(copies)]  # as the arena
     except Exception as error:
         _send_error(conn, error)

@@ -290,3 +290,80 @@ def test_the_start_limit_holds_against_a_ready_message_left_half_written(monkeyp
     assert not run.is_alive(), "the arena waited on a half-written ready message"
     assert "half_ready" in str(done["error"]) and "Timeout" in str(done["error"])
     assert multiprocessing.active_children() == []
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] not in "ZX"
+    except FileNotFoundError:
+        return False
+
+
+class Forks(GreedyAgent):
+    """At its 5th decision forks a child that sleeps for ever, holding the process's end of the pipe,
+    and notes the child's pid in the file ``pid_file``; with ``hang`` then never answers."""
+
+    name = "forks"
+    decisions = 0
+
+    def __init__(self, pid_file, hang):
+        super().__init__()
+        self.pid_file, self.hang = pid_file, hang
+
+    def act(self, view):
+        type(self).decisions += 1
+        if type(self).decisions == 5:
+            self.fork()
+            while self.hang:
+                time.sleep(1)
+        return super().act(view)
+
+    def fork(self):
+        child = os.fork()
+        if child == 0:
+            while True:
+                time.sleep(1)
+        with open(self.pid_file, "w") as out:
+            out.write(str(child))
+
+
+class ForksWhenUnpickled(Forks):
+    """Forks its child as it is unpickled in its own process, before it serves the arena."""
+
+    decisions = 5
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.fork()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+@pytest.mark.parametrize("forks, hang", [(Forks, True), (Forks, False), (ForksWhenUnpickled, False)],
+                         ids=["hangs", "answers", "unpickled"])
+def test_an_isolated_agents_forked_child_neither_holds_the_arena_nor_outlives_the_run(tmp_path, forks, hang):
+    # A child holding the pipe's end keeps it open after the agent's process is killed: the read must not wait on it.
+    import threading
+
+    pid_file = tmp_path / "child.pid"
+    done = {}
+    run = threading.Thread(target=lambda: done.update(result=run_arena([forks(str(pid_file), hang), "greedy"],
+                                                                       games=10, isolate=True, time_limit=2,
+                                                                       **ARENA)), daemon=True)
+    run.start()
+    run.join(30)
+    child = int(pid_file.read_text())
+    try:
+        assert not run.is_alive(), "the arena waited on a pipe held open by the agent's child"
+        crash = done["result"]["crash"]
+        assert (crash["agent"], crash["error"]) == ("forks", "Timeout") if hang else crash is None
+        for _ in range(100):  # the child is killed with its parent; its reaping is not the arena's
+            if not _running(child):
+                break
+            time.sleep(0.05)
+        assert not _running(child), "the agent's child outlived the run"
+    finally:
+        if _running(child):
+            os.kill(child, 9)
+        run.join(10)
