@@ -52,7 +52,11 @@ def long_deals(draw):
 @given(deal=long_deals())
 def test_the_true_deal_meets_every_constraint_and_need(deal):
     # R5.3, R5.4, R7.2, R11: whatever a seat saw, the deal as it really was is a consistent re-deal.
-    game, seat = deal
+    assert_the_true_deal_is_replayable(*deal)
+
+
+def assert_the_true_deal_is_replayable(game, seat):
+    """At every step of the deal so far the true choice is offered, plays, and meets every need."""
     sampler = seat_view(game, seat).deal_sampler()
     start = max(i for i, entry in enumerate(game.record) if entry[1] == "deal")
     true_deal = game.record[start:]
@@ -66,3 +70,15 @@ def test_the_true_deal_meets_every_constraint_and_need(deal):
         assert item in options, (index, step)
         assert _apply(step, world, item, seat, sampler.bottom), (index, step)
         assert _supplied(world, sampler.needs.get(index + 1, ())), (index, step)
+
+
+def test_a_card_the_seat_hands_a_neighbour_may_be_the_one_he_moves_later():
+    # R7.2, R11: player 1 holds only cards seat 2 will see again, none free to go where his next blind
+    # give sends it; then seat 2 barters him a card, and that is the one he gives on. Before that barter
+    # he needs no free card of his own.
+    game = new_game(make_rules("my_ship_sails", max_rounds=1000), 4, seed=4180913298)
+    for action in [14, 15, 14, 17, 12, 16, 12, 15, 12, 15, 13, 16, 13, 17, 12, 17, 13, 16, 14, 15, 12, 16, 12, 16,
+                   12, 17, 14, 16, 12, 16, 14, 15, 13, 16, 12, 17, 14, 15, 14, 16, 13, 17, 12, 15, 13, 15, 12, 17,
+                   12, 17, 12, 17, 13, 15, DECLINE, 13, 15]:
+        game.apply(action)
+    assert_the_true_deal_is_replayable(game, 2)

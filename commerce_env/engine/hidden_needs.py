@@ -98,12 +98,14 @@ def _hidden_moves(steps: list[tuple], seat: int, allowed: dict[int, dict[int, se
     return moves
 
 
-def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int] | None, stock: StockMoves):
+def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int] | None, stock: StockMoves,
+          barred: int = ALL_CARDS):
     """The places from which a position can still reach ``player`` by ``step``, before each step
     from ``step`` backwards (pairs of step and places), as long as that is worth checking: until
     every hand of ``others`` could serve, or without ``others`` until a card on the stock could,
-    which is seldom short of one.  A card on the stock is followed in its place there
-    (:class:`.hidden_moves.StockMoves`), as ``("stock", what put it there)``."""
+    which is seldom short of one, or until a card the seat passes into the places (a barter with
+    him, R5.4, R7.2) could: one not among ``barred``.  A card on the stock is followed in its place
+    there (:class:`.hidden_moves.StockMoves`), as ``("stock", what put it there)``."""
     places = frozenset((player,))
     yield step, places
     for j in range(step - 1, -1, -1):
@@ -123,6 +125,10 @@ def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int
                 places = places | {_OFFERED}
             if trader in places:
                 places = places | {actor}
+        elif code == _GIVE:  # a barter with the seat: the other receives a card the seat knows
+            other, card = (steps[j][3], steps[j][2]) if actor == seat else (actor, steps[j][4])
+            if other in places and not barred >> card & 1:
+                return  # it may serve
         elif code == _OFFER and _OFFERED in places:
             places = (places - {_OFFERED}) | {actor}
         if others <= places if others is not None else any(isinstance(place, tuple) for place in places):
@@ -149,7 +155,7 @@ def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int,
         for j, group in shown.items()}
     moves: dict[int, dict[tuple[frozenset, int, int], None]] = {}
     for player, moved, barred in _hidden_moves(steps, seat, allowed, bottom):
-        for j, places in _back(steps, seat, player, moved, others, stock):
+        for j, places in _back(steps, seat, player, moved, others, stock, barred):
             if j < moved:  # at the move itself its choices say so
                 moves.setdefault(j, {})[places, 1, barred] = None
     for j, group in moves.items():
