@@ -163,6 +163,18 @@ def agent_names(lineup: Sequence[AgentSpec]) -> list[str]:
     return [spec_name(spec) for spec in lineup]
 
 
+def _check_names(lineup: Sequence[AgentSpec]) -> None:
+    """Refuse an agent object named like another entry of the lineup: agents with the same name are
+    one agent (the seats of the last spec), so it would play the other's seats, or they its seats."""
+    names = agent_names(lineup)
+    for k, spec in enumerate(lineup):
+        if isinstance(spec, Agent):
+            for j, other in enumerate(lineup):
+                if j != k and names[j] == names[k] and other is not spec:
+                    raise ValueError(f"the lineup's agent object {spec!r} is named {names[k]!r} like another of "
+                                     "its agents; agents with the same name are one agent: give it a name of its own")
+
+
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
@@ -217,6 +229,7 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"time_limit={time_limit!r} needs isolate=True: an agent in the arena's own process "
                          "cannot be stopped in the middle of a decision")
     lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
+    _check_names(lineup)
     from .arena_batched import refusal, searches
 
     why = f"backend {backend!r} is not local" if backend != "local" else "isolate=True" if isolate \

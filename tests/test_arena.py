@@ -408,3 +408,23 @@ def test_acceptance_order_in_the_widow_game():  # search > expected_value > gree
     order = ["search", "expected_value", "greedy", "random"]
     for better, worse in zip(order, order[1:], strict=False):  # non-overlapping 95% intervals
         assert result["agents"][better]["ci95"][0] > result["agents"][worse]["ci95"][1], (better, worse)
+
+
+class _CallsItselfRandom(GreedyAgent):
+    """An agent object that takes a built-in agent's name."""
+
+    name = "random"
+
+
+@pytest.mark.parametrize("lineup", [["random", _CallsItselfRandom()], [_CallsItselfRandom(), "random"],
+                                    [GreedyAgent(), GreedyAgent()]])
+def test_an_agent_object_may_not_take_another_agents_name(lineup):
+    # Agents with the same name are one agent: an object named like another entry would play its seats.
+    with pytest.raises(ValueError, match="'(random|greedy)'"):
+        run_arena(lineup, variant="trade_barter", num_players=2, games=2, progress=False)
+
+
+def test_the_same_agent_object_twice_is_one_agent():
+    agent = GreedyAgent()
+    result = run_arena([agent, agent, "random"], variant="trade_barter", num_players=3, games=6, progress=False)
+    assert set(result["agents"]) == {"greedy", "random"}
