@@ -14,6 +14,7 @@ import random
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_rules_common import random_options
 
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import DECLINE, KNOCK, OFFER
@@ -26,21 +27,25 @@ BARTERS = range(OFFER, OFFER + 6)  # offer and give, any slot (R5.4, R7.2)
 
 @st.composite
 def long_deals(draw):
-    """A deal of trade and barter or My Ship Sails far into its rounds, and the seat that views it."""
+    """A deal of trade and barter or My Ship Sails with any R12 options, far into its rounds
+    (``max_rounds`` 100 or 1,000, seldom a knock or a decline), and the seat that views it."""
     variant = draw(st.sampled_from(["trade_barter", "my_ship_sails"]))
-    options = {"max_rounds": 1000}
-    if variant == "trade_barter":
-        options["discard"] = draw(st.sampled_from(["table", "bottom"]))
-    rules = make_rules(variant, **options)
     num_players = draw(st.integers(2, 12))
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    options = random_options(rng, variant, num_players)
+    options["max_rounds"] = draw(st.sampled_from([100, 1000]))
+    try:
+        rules = make_rules(variant, **options)
+        rules.check_players(num_players)
+    except ValueError:
+        assume(False)
     game = new_game(rules, num_players, seed=rng.randrange(2**32))
-    barters, moves = draw(st.floats(0, 1)), draw(st.integers(50, 400))
-    for _ in range(moves):  # never a knock or a decline: the deal goes on
+    barters, stops = draw(st.floats(0, 1)), draw(st.sampled_from([0.0, 0.005, 0.02]))
+    for _ in range(draw(st.integers(10, 400))):
         if game.over or game.deals_played:
             break
         legal = game.legal_actions()
-        actions = [a for a in legal if a not in (KNOCK, DECLINE)]
+        actions = legal if rng.random() < stops else [a for a in legal if a not in (KNOCK, DECLINE)]
         if rng.random() < barters:
             actions = [a for a in actions if a in BARTERS] or actions
         game.apply(rng.choice(actions or legal))
@@ -48,7 +53,7 @@ def long_deals(draw):
     return game, draw(st.integers(0, num_players - 1))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deal=long_deals())
 def test_the_true_deal_meets_every_constraint_and_need(deal):
     # R5.3, R5.4, R7.2, R11: whatever a seat saw, the deal as it really was is a consistent re-deal.
