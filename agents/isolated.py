@@ -111,7 +111,7 @@ class AgentProcesses:
 
 def _kill_group(process: Any) -> None:
     """Kill what is left of the process group an agent's process leads (:func:`serve`): the
-    processes it started.  (One that leaves the group, as a new session, is beyond reach.)"""
+    processes it started.  (One that leaves the group with ``setsid`` is beyond reach.)"""
     if hasattr(os, "killpg") and process.pid is not None:
         try:
             os.killpg(process.pid, signal.SIGKILL)
