@@ -39,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    lineup = ["expected_value", BlankedExpectedValue(), "expected_value", BlankedExpectedValue()]
+    blanked = BlankedExpectedValue()  # one agent in both its seats (agents with the same name are one)
+    lineup = ["expected_value", blanked, "expected_value", blanked]
     result = run_arena(lineup, variant=args.variant, games=args.games, seed=args.seed, workers=args.workers,
                        progress=False)
     pair = result["pairwise"][0]
