@@ -259,6 +259,20 @@ def _supplied(world: World, needs: list[Need]) -> bool:
     return True
 
 
+def destination(steps: list[tuple], index: int, seat: int, bottom: bool) -> tuple[int, Place | None, bool]:
+    """Where the card another player chooses at ``index`` (ready money, an offer, a card given) goes:
+    the step after which it is there (an offer's card moves with the give that answers it), its place,
+    and whether the seat sees it (it goes to him, or he draws it back from under the stock)."""
+    step = steps[index]
+    if step[0] == _OFFER:
+        reply = steps[index + 1] if index + 1 < len(steps) else None
+        return index + 1, (reply[1] if reply is not None else None), (reply is not None and reply[0] == _GIVE
+                                                                     and reply[1] == seat)
+    if step[0] == _GIVE:
+        return index, step[3], step[3] == seat
+    return index, _STOCK if bottom else _DISCARDS, step[2] is not None  # ready money (R5.3)
+
+
 def _choices(steps: list[tuple], index: int, world: World, seat: int,
              allowed: dict[int, dict[int, set[int]]], bottom: bool) -> list:
     """The positions a step may move in ``world`` (one ``None`` when nothing is chosen)."""
@@ -269,16 +283,7 @@ def _choices(steps: list[tuple], index: int, world: World, seat: int,
             item = world.item_of.get(step[2])
             return [item] if item in world.hands[actor] else []
         hand = world.hands[actor]
-        if code == _OFFER:
-            reply = steps[index + 1] if index + 1 < len(steps) else None
-            moved_at, target = index + 1, (reply[1] if reply is not None else None)
-            sighted = reply is not None and reply[0] == _GIVE and reply[1] == seat
-        elif code == _GIVE:
-            moved_at, target = index, step[3]
-            sighted = target == seat
-        else:  # ready money: seen when the seat draws it back from under the stock
-            moved_at, target = index, _STOCK if bottom else _DISCARDS
-            sighted = step[2] is not None
+        moved_at, target, sighted = destination(steps, index, seat, bottom)
         if sighted:  # the seat receives this card: it must be the one he saw
             item = world.item_of.get(step[2])
             if item is not None:

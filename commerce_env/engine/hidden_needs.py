@@ -22,48 +22,39 @@ found by going backwards over the barters and draws between, as
 from __future__ import annotations
 
 from .hidden_moves import (
-    _DISCARDS,
     _GIVE,
     _OFFER,
     _OFFERED,
     _READY_MONEY,
-    _STOCK,
     ALL_CARDS,
     Need,
     Needs,
     StockMoves,
     World,
+    destination,
     on_stock,
 )
 
 
-def _sightings(steps: list[tuple], seat: int, first: World) -> list[tuple[int, int]]:
+def _sightings(steps: list[tuple], seat: int, first: World, bottom: bool) -> list[tuple[int, int]]:
     """``(player, step)`` where another player shows the seat a card it has not seen yet: offers
     or gives it to him (R5.4, R7.2), or discards it under the stock for him to draw back (R5.3)."""
     seen = set(first.item_of)
     sightings = []
     for j, step in enumerate(steps):
         code, actor = step[0], step[1]
-        shown = None
-        if code == _READY_MONEY:
-            shown = step[2] if actor != seat else None
-            if actor == seat:
+        if code in (_READY_MONEY, _OFFER, _GIVE):
+            if actor != seat and destination(steps, j, seat, bottom)[2]:
+                if step[2] not in seen:
+                    sightings.append((actor, j))
+                seen.add(step[2])
+            elif code == _READY_MONEY and actor == seat:
                 seen.add(step[3])  # he sees what he draws
-        elif code == _OFFER and actor != seat:
-            reply = steps[j + 1] if j + 1 < len(steps) else None
-            if reply is not None and reply[0] == _GIVE and reply[1] == seat:
-                shown = step[2]
-        elif code == _GIVE:
-            shown = step[2] if step[3] == seat else None
-            if actor == seat:
-                seen.add(step[4])
+            elif code == _GIVE and actor == seat:
+                seen.add(step[4])  # and what he is offered
         else:  # face up or shown: whatever is named is seen (none of these is before a barter)
             seen.update(card for card in step[2:] if isinstance(card, int))
             seen.update(card for part in step[2:] if isinstance(part, tuple) for card in part if card is not None)
-        if shown is not None:
-            if shown not in seen:
-                sightings.append((actor, j))
-            seen.add(shown)
     return sightings
 
 
@@ -74,19 +65,10 @@ def _hidden_moves(steps: list[tuple], seat: int, allowed: dict[int, dict[int, se
     not among ``barred``, the cards the seat will see again that may not go where it goes."""
     moves = []
     for j, step in enumerate(steps):
-        code, actor = step[0], step[1]
-        if actor == seat:
+        if step[1] == seat or step[0] not in (_READY_MONEY, _OFFER, _GIVE):
             continue
-        if code == _READY_MONEY and step[2] is None:
-            moved_at, target = j, _STOCK if bottom else _DISCARDS
-        elif code == _OFFER:  # as hidden_moves._choices reads an offer
-            reply = steps[j + 1] if j + 1 < len(steps) else None
-            if reply is not None and reply[0] == _GIVE and reply[1] == seat:
-                continue  # shown to the seat
-            moved_at, target = j + 1, reply[1] if reply is not None else None
-        elif code == _GIVE and step[3] != seat:
-            moved_at, target = j, step[3]
-        else:
+        moved_at, target, sighted = destination(steps, j, seat, bottom)
+        if sighted:
             continue
         barred = 0
         for card, table in allowed.items():
@@ -94,7 +76,7 @@ def _hidden_moves(steps: list[tuple], seat: int, allowed: dict[int, dict[int, se
             if places is not None and target not in places:
                 barred |= 1 << card
         if barred:
-            moves.append((actor, j, barred))
+            moves.append((step[1], j, barred))
     return moves
 
 
@@ -147,7 +129,7 @@ def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int,
     """
     others = {place for place in first.hands if place != seat}
     shown: dict[int, list[frozenset]] = {}
-    for player, sighted in _sightings(steps, seat, first):  # counted together: not stopped at every hand
+    for player, sighted in _sightings(steps, seat, first, bottom):  # counted together: not stopped at every hand
         for j, places in _back(steps, seat, player, sighted, None, stock):
             shown.setdefault(j, []).append(places)
     needs: dict[int, list[tuple[frozenset, int, int]]] = {
