@@ -292,9 +292,12 @@ def _supplied(w, lay, index, need_at, need_bits, need_counts, need_barred, need_
     """``engine.hidden_moves._supplied`` for the needs before step ``index`` (:func:`need_arrays`)."""
     for k in range(need_at[index], need_at[index + 1]):
         bits, barred, have = need_bits[k], need_barred[k], 0
-        for j in range(w[lay[W_STOCK_LEN]]):
-            if (need_stock[k] >> j) & 1 and _serves(w, lay, w[lay[W_STOCK] + j], barred):
+        on_stock, j = need_stock[k], 0
+        while on_stock:  # the positions in the stock's list the need names, as bits
+            if on_stock & 1 and _serves(w, lay, w[lay[W_STOCK] + j], barred):
                 have += 1
+            on_stock >>= 1
+            j += 1
         for seat in range(lay[W_STOCK] - lay[W_HAND_LEN]):
             if bits & (1 << seat):
                 for j in range(w[lay[W_HAND_LEN] + seat]):
