@@ -13,6 +13,7 @@ import gc
 import json
 import multiprocessing
 import os
+import struct
 import time
 import warnings
 
@@ -116,17 +117,46 @@ def test_commerce_arena_isolate(tmp_path, capsys):
     assert "--isolate" in capsys.readouterr().err and not saved.exists()
 
 
-class Crashes(GreedyAgent):
-    """Raises at its 30th decision of the run (in its own process: the count is its own)."""
+class MisbehavesAt(GreedyAgent):
+    """Plays greedy, but calls :meth:`misbehave` at its ``at``-th decision of the run (counted in
+    its own process: the count is its own)."""
 
-    name = "crashes"
+    at = 0
     decisions = 0
 
     def act(self, view):
         type(self).decisions += 1
-        if type(self).decisions == 30:
-            raise ZeroDivisionError("the isolated agent's bug")
+        if type(self).decisions == self.at:
+            self.misbehave()
         return super().act(view)
+
+
+def _hang():
+    while True:  # a loop that never ends, as a buggy search might
+        time.sleep(1)
+
+
+def _pipes():
+    """The open pipe ends in this process: in an isolated agent's process, its pipe to the arena."""
+    from multiprocessing.connection import Connection
+
+    return [obj for obj in gc.get_objects() if isinstance(obj, Connection) and not obj.closed]
+
+
+def _write_half_a_message(kind):
+    """Write into each pipe to the arena the length of a 4,000-byte message, then only its first byte."""
+    for pipe in _pipes():
+        os.write(pipe.fileno(), struct.pack("!i", 4000) + kind)
+
+
+class Crashes(MisbehavesAt):
+    """Raises at its 30th decision of the run."""
+
+    name = "crashes"
+    at = 30
+
+    def misbehave(self):
+        raise ZeroDivisionError("the isolated agent's bug")
 
 
 def test_an_isolated_crash_keeps_the_groups_finished_before_it():
@@ -157,12 +187,10 @@ class PipeWriter(GreedyAgent):
         self.marker = marker
 
     def act(self, view):
-        import multiprocessing.connection
         import pickle
 
-        for obj in gc.get_objects():
-            if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
-                obj.send_bytes(pickle.dumps(_Payload(self.marker)))
+        for pipe in _pipes():
+            pipe.send_bytes(pickle.dumps(_Payload(self.marker)))
         return super().act(view)
 
 
@@ -173,18 +201,14 @@ def test_the_arena_never_unpickles_what_an_agents_process_sends(tmp_path):
     assert "BadReply" in str(error.value) and not marker.exists()
 
 
-class Stalls(GreedyAgent):
-    """Never answers its 20th decision of the run (in its own process: the count is its own)."""
+class Stalls(MisbehavesAt):
+    """Never answers its 20th decision of the run."""
 
     name = "stalls"
-    decisions = 0
+    at = 20
 
-    def act(self, view):
-        type(self).decisions += 1
-        if type(self).decisions == 20:
-            while True:  # a loop that never ends, as a buggy search might
-                time.sleep(1)
-        return super().act(view)
+    def misbehave(self):
+        _hang()
 
 
 def test_an_isolated_agent_over_its_time_limit_stops_the_run_named():
@@ -219,24 +243,15 @@ def test_commerce_arena_time_limit_needs_isolate(capsys):
     assert "time_limit" in capsys.readouterr().err
 
 
-class HalfAnswers(GreedyAgent):
+class HalfAnswers(MisbehavesAt):
     """At its 5th decision writes the start of a message into its pipe to the arena, then never the rest."""
 
     name = "half_answers"
-    decisions = 0
+    at = 5
 
-    def act(self, view):
-        import multiprocessing.connection
-        import struct
-
-        type(self).decisions += 1
-        if type(self).decisions == 5:
-            for obj in gc.get_objects():
-                if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
-                    os.write(obj.fileno(), struct.pack("!i", 4000) + b"A")  # a length, then one byte of 4,000
-            while True:
-                time.sleep(1)
-        return super().act(view)
+    def misbehave(self):
+        _write_half_a_message(b"A")
+        _hang()
 
 
 def test_the_time_limit_holds_against_an_answer_left_half_written():
@@ -260,14 +275,8 @@ class HalfReady(GreedyAgent):
     name = "half_ready"
 
     def __setstate__(self, state):
-        import multiprocessing.connection
-        import struct
-
-        for obj in gc.get_objects():
-            if isinstance(obj, multiprocessing.connection.Connection) and not obj.closed:
-                os.write(obj.fileno(), struct.pack("!i", 4000) + b"R")
-        while True:
-            time.sleep(1)
+        _write_half_a_message(b"R")
+        _hang()
 
 
 def test_the_start_limit_holds_against_a_ready_message_left_half_written(monkeypatch):
@@ -301,38 +310,35 @@ def _running(pid: int) -> bool:
         return False
 
 
-class Forks(GreedyAgent):
+class Forks(MisbehavesAt):
     """At its 5th decision forks a child that sleeps for ever, holding the process's end of the pipe,
     and notes the child's pid in the file ``pid_file``; with ``hang`` then never answers."""
 
     name = "forks"
-    decisions = 0
+    at = 5
 
     def __init__(self, pid_file, hang):
         super().__init__()
         self.pid_file, self.hang = pid_file, hang
 
-    def act(self, view):
-        type(self).decisions += 1
-        if type(self).decisions == 5:
-            self.fork()
-            while self.hang:
-                time.sleep(1)
-        return super().act(view)
+    def misbehave(self):
+        self.fork()
+        if self.hang:
+            _hang()
 
     def fork(self):
         child = os.fork()
         if child == 0:
-            while True:
-                time.sleep(1)
+            _hang()
         with open(self.pid_file, "w") as out:
             out.write(str(child))
 
 
 class ForksWhenUnpickled(Forks):
-    """Forks its child as it is unpickled in its own process, before it serves the arena."""
+    """Forks its child as it is unpickled in its own process, before it serves the arena (and at
+    no decision: the count starts at 1)."""
 
-    decisions = 5
+    at = 0
 
     def __setstate__(self, state):
         self.__dict__.update(state)
