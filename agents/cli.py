@@ -24,13 +24,11 @@ def _options(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def _agents(text: str) -> list[str | dict]:
-    """Comma separated specs; an agent's arguments in brackets: ``search(worlds=96),greedy``."""
-    from .specs import parse_spec, split_top_level
+    """Comma separated specs; an agent's arguments in brackets: ``search(worlds=96),greedy``.  Typed
+    by the user, so a ``module:attribute`` of theirs is allowed (:mod:`agents.module_agents`)."""
+    from .module_agents import command_line_specs
 
-    specs = [parse_spec(piece) for piece in split_top_level(text)]
-    if not specs:
-        raise ValueError(f"no agents in {text!r}: give names separated by commas")
-    return specs
+    return command_line_specs(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--variant", default=None, choices=VARIANTS,
                       help="the variant (default: a model opponent's own, else trade_barter)")
     play.add_argument("--opponents", default="greedy", help="agents for the other seats, comma separated "
-                      "(names or model paths, arguments in brackets: search(worlds=96)); repeated to fill the seats")
+                      "(names, model paths or your own module:attribute, arguments in brackets: "
+                      "search(worlds=96)); repeated to fill the seats")
     play.add_argument("--players", type=int, default=None, help="default: a model opponent's own player count, "
                       "else you plus one seat per opponent")
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
@@ -50,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.set_defaults(func=play_command)
 
     arena = subparsers.add_parser("arena", help="agents against each other on duplicate deals")
-    arena.add_argument("--agents", default=DEFAULT_LINEUP, help="comma separated names or model paths, "
+    arena.add_argument("--agents", default=DEFAULT_LINEUP, help="comma separated names, model paths or your "
+                       "own module:attribute (my_agents:MyAgent, imported from the current folder or PYTHONPATH), "
                        "arguments in brackets (search(worlds=96), model:models/widow(search=false)); "
                        "repeated to fill the seats")
     arena.add_argument("--variant", default="trade_barter", choices=VARIANTS, help="the game (default trade_barter)")

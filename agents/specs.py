@@ -10,6 +10,7 @@ from typing import Any
 
 from .base import Agent, RandomAgent
 from .heuristics import ExpectedValueAgent, GreedyAgent
+from .module_agents import ModuleSpec, build, is_module_text, refusal
 from .search import SearchAgent
 from .spec_text import (  # noqa: F401 - the text forms are part of this module's API
     TRUST_ARGUMENTS,
@@ -27,8 +28,8 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 }
 MODEL_PREFIX = "model:"
 OPENSPIEL_PREFIX = "openspiel:"  # an OpenSpiel bot (extra openspiel), see agents/openspiel.py
-SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {agent: name, ...arguments} "
-              "or an Agent")
+SPEC_FORMS = ("a built-in name, model:<path>, <path>.json, openspiel:<bot>, {agent: name, ...arguments}, "
+              "an Agent, or module:attribute from the command line")
 def short_label(spec: Any) -> str:
     """A short name for an agent spec: ``model:runs/foster/model`` is ``model model``, ``x/widow.json``
     ``model widow``; a built-in name is itself."""
@@ -83,7 +84,11 @@ def check_spec(spec: Any) -> None:
         name = name["agent"]
     if not isinstance(name, str):
         raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
-    if not is_model_spec(name) and not name.startswith(OPENSPIEL_PREFIX) and name not in AGENTS:
+    if isinstance(name, ModuleSpec) or is_model_spec(name) or name.startswith(OPENSPIEL_PREFIX):
+        return
+    if is_module_text(name):  # text: it may not import a module (agents.module_agents)
+        raise refusal(name)
+    if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; choose from {', '.join(sorted(AGENTS))}, "
                          "a model as model:<path> or <path>.json, or openspiel:<bot>")
 
@@ -92,8 +97,10 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
     """An agent from a spec: a built-in name (``random``, ``greedy``, ``expected_value``,
     ``search``), a learned model (``model:<path>`` or ``<path>.json``, checked against
     ``variant`` and ``num_players`` when given), a mapping ``{"agent": spec, **arguments}``
-    or its command-line text (``"search(worlds=96)"``, :func:`read_spec`), or an
-    :class:`Agent`, returned as it is."""
+    or its command-line text (``"search(worlds=96)"``, :func:`read_spec`), an
+    :class:`Agent`, returned as it is, or a user's ``module:attribute`` as a
+    :class:`~agents.module_agents.ModuleSpec` (a plain string of that form is refused: text
+    never imports a module)."""
     spec = read_spec(spec)
     if isinstance(spec, Agent):
         if kwargs:
@@ -108,6 +115,8 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
         return make_agent(name, variant=variant, num_players=num_players, **arguments, **kwargs)
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is {SPEC_FORMS}; got {spec!r}")
+    if isinstance(spec, ModuleSpec):  # the user's own code, allowed by the command line
+        return build(spec, **kwargs)
     if spec.startswith(OPENSPIEL_PREFIX):
         from .openspiel import make_openspiel_agent
 
@@ -121,6 +130,8 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
                              f"({error})") from None
         path = spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec
         return load_agent(path, variant=variant, num_players=num_players, **kwargs)
+    if is_module_text(spec):  # text: it may not import a module
+        raise refusal(spec)
     try:
         factory = AGENTS[spec]
     except KeyError:

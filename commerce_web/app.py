@@ -28,7 +28,7 @@ import ipaddress
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -100,10 +100,13 @@ def origin_host(origin: str) -> str | None:
 def create_app(models_root: Path | None = None, *, host: str | None = None, port: int | None = None,
                matches_per_client: int = MATCHES_PER_CLIENT, max_matches: int = MAX_MATCHES,
                idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
-               turn_seconds: float = TURN_SECONDS) -> Flask:
+               turn_seconds: float = TURN_SECONDS, agents: Mapping[str, Callable[[], Any]] | None = None) -> Flask:
     """The app; ``models_root``: the models folder (default ``models``); ``host``/``port``: the
-    address the server listens on (for the Host check; ``port`` None accepts any port)."""
+    address the server listens on (for the Host check; ``port`` None accepts any port); ``agents``:
+    more opponents by name, as ``commerce serve --agents`` gives them
+    (:func:`commerce_web.opponents.command_line_agents`)."""
     models_root = Path("models") if models_root is None else Path(models_root)
+    extra = dict(agents or {})
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
     app.json.sort_keys = False
@@ -155,7 +158,8 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
     def variants():
         models = [{"name": name, "variant": m["variant"], "num_players": m["players"]}
                   for name, m in find_models(models_root).items()]
-        return jsonify({**variants_info(), "models": models})
+        info = variants_info()
+        return jsonify({**info, "agents": [*info["agents"], *extra], "models": models})
 
     @app.post("/api/matches")
     def new_match():
@@ -174,7 +178,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
             raise RequestError(f"opponents must be a non-empty list of at most {MAX_OPPONENTS} agent names "
                                f"or model:<name>, got {json.dumps(specs)[:200]}")
         models = find_models(models_root)
-        opponents = [choose(spec, models) for spec in specs]
+        opponents = [choose(spec, models, extra) for spec in specs]
         match = Match(data.get("variant", "trade_barter"), players, seat, opponents, data.get("options", {}), seed)
         key = store.add(request.remote_addr or "unknown", match)
         turns.play(match)

@@ -28,6 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="the models the page offers as opponents: each folder DIR/<name> holding a model.json "
                             "is offered as model:<name> (default models/); a request names a model only this way, "
                             "never by a path")
+    serve.add_argument("--agents", default=None, metavar="SPECS",
+                       help="more agents the page offers, comma separated, each by the name given here: your own "
+                            "module:attribute (my_agents:MyAgent, imported from the current folder or PYTHONPATH), "
+                            "or a built-in with arguments beyond the page's limits (search(worlds=500))")
     serve.set_defaults(func=serve_command)
 
 
@@ -66,7 +70,14 @@ def serve_command(args: argparse.Namespace) -> int:
     models = Path(args.models)
     if not models.is_dir():
         print(f"commerce serve: no models folder {models}; the built-in agents only", file=sys.stderr)
-    app = create_app(models, host=args.host, port=args.port)
+    try:
+        from .opponents import command_line_agents
+
+        agents = command_line_agents(args.agents) if args.agents is not None else {}
+    except (ValueError, TypeError) as error:
+        print(f"commerce serve: --agents: {error}", file=sys.stderr)
+        return 2
+    app = create_app(models, host=args.host, port=args.port, agents=agents)
     print(f"Commerce: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")
     try:
         app.run(host=args.host, port=args.port, threaded=True)

@@ -6,7 +6,11 @@
   server thread;
 * a model of the server's models folder (``commerce serve --models DIR``) by its folder's name:
   ``model:widow`` for ``DIR/widow/model.json``.  The server finds the file; a request never names one,
-  and a model takes no arguments.
+  and a model takes no arguments;
+* an agent the server's command line added (``commerce serve --agents my_agents:MyAgent``), by
+  exactly the name it was given there: :func:`command_line_agents`.  A request never names a
+  module of its own: the text ``my_agents:MyAgent`` is otherwise an unknown agent, and nothing is
+  imported.
 
 Anything else is refused with a :class:`~commerce_web.session.RequestError` naming the spec; the
 refusal reads no file, so it says nothing of what exists on the server.
@@ -116,14 +120,35 @@ def find_models(root: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def choose(spec: Any, models: dict[str, dict[str, Any]]) -> Opponent:
-    """The opponent ``spec`` names, if the allow-list has it (``models``: :func:`find_models`);
-    anything else is a RequestError naming it."""
+def command_line_agents(text: str) -> dict[str, Callable[[], Agent]]:
+    """The agents ``commerce serve --agents TEXT`` adds to the allow-list, by their names at the table
+    (``my_agents:MyAgent``, ``search(worlds=500)``): typed by the user, so a module of theirs may be
+    imported.  Each is built once now, so that a bad one stops the server before it starts."""
+    from agents.module_agents import command_line_specs
+    from agents.specs import is_model_spec, make_agent, spec_name
+
+    extra: dict[str, Callable[[], Agent]] = {}
+    for spec in command_line_specs(text):
+        name = spec_name(spec)
+        agent = spec.get("agent") if isinstance(spec, dict) else spec
+        if isinstance(agent, str) and is_model_spec(agent):
+            raise ValueError(f"{name}: the page offers models from a folder: commerce serve --models DIR")
+        make_agent(spec)
+        extra[name] = lambda spec=spec: make_agent(spec)
+    return extra
+
+
+def choose(spec: Any, models: dict[str, dict[str, Any]],
+           extra: dict[str, Callable[[], Agent]] | None = None) -> Opponent:
+    """The opponent ``spec`` names, if the allow-list has it (``models``: :func:`find_models`;
+    ``extra``: :func:`command_line_agents`); anything else is a RequestError naming it."""
     if not isinstance(spec, str) or not spec.strip():
         raise RequestError(f"an opponent is a name such as 'greedy', 'search(worlds=96)' or 'model:<name>', "
                            f"got {spec!r}")
     if len(spec) > MAX_SPEC_LENGTH:
         raise RequestError(f"opponent {spec!r}: longer than {MAX_SPEC_LENGTH} characters")
+    if extra and spec.strip() in extra:
+        return Opponent(spec.strip(), extra[spec.strip()])
     if spec.strip().startswith(MODEL_PREFIX):
         return _model(spec, models)
     try:

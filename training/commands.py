@@ -47,6 +47,22 @@ def positive_minutes(text: str) -> float:
     return value
 
 
+def allowed_modules(args: argparse.Namespace) -> list[str]:
+    """The modules ``--allow-module`` lets the config name agents of (importable from the current folder)."""
+    if args.allow_module:
+        from agents.module_agents import use_current_folder
+
+        use_current_folder()
+    return list(args.allow_module)
+
+
+def add_allow_module(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-module", action="append", default=[], metavar="MODULE",
+                        help="let the config name agents of this Python module of yours (module:attribute, e.g. "
+                        "my_agents:MyAgent in opponents.pool), imported from the current folder or PYTHONPATH; "
+                        "repeatable. A config alone never imports a module")
+
+
 def _train(args: argparse.Namespace) -> int:
     from .config import load_config
 
@@ -62,7 +78,7 @@ def _train(args: argparse.Namespace) -> int:
     if args.seed is not None:
         overrides["seed"] = args.seed
     try:
-        config = load_config(args.config, overrides)
+        config = load_config(args.config, overrides, allowed_modules(args))
         if config.backend == "rllib":
             from .rllib_train import train as train_rllib
 
@@ -103,7 +119,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
     try:
-        config = load_config(args.config, overrides)
+        config = load_config(args.config, overrides, allowed_modules(args))
         out = Path(config.output)
         print(f"Training a MaskablePPO agent on {config.env.variant} ({config.env.num_players} players) against "
               f"{', '.join(map(str, config.opponents.pool))} for up to {args.minutes:g} minutes; "
@@ -129,7 +145,8 @@ def _export(args: argparse.Namespace) -> int:
                              "model in it (a folder holding anything but a model is never touched)")
         import yaml
 
-        config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"))
+        config = validate(yaml.safe_load((run / "config.yaml").read_text()), str(run / "config.yaml"),
+                          allowed_modules(args))
         if config.backend == "rllib":  # RLlib's checkpoint folder (training/rllib_train.py)
             from .rllib_train import export_checkpoint
 
@@ -170,6 +187,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true", help="replace a previous run in the output folder (removes "
                    "only the files that run wrote)")
+    add_allow_module(p)
     p.set_defaults(func=_train)
 
     p = subparsers.add_parser("demo", formatter_class=HELP_FORMAT,
@@ -179,6 +197,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output", default="runs/demo", help="run folder")
     p.add_argument("--force", action="store_true", help="replace a previous demo in the output folder (removes "
                    "only the files that run wrote; `make demo` passes it)")
+    add_allow_module(p)
     p.set_defaults(func=_demo)
 
     p = subparsers.add_parser("export", formatter_class=HELP_FORMAT,
@@ -188,4 +207,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="a new folder for model.json and the weights")
     p.add_argument("--force", action="store_true", help="replace the model already in --out (a folder holding "
                    "anything else is refused)")
+    add_allow_module(p)
     p.set_defaults(func=_export)

@@ -9,7 +9,7 @@ anything runs, and an error names the key and the bad value (``ppo.lerning_rate`
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,16 +246,38 @@ def without_retired(data: Any, source: str) -> Any:
     return data
 
 
-def validate(data: Any, source: str = "config") -> Any:
-    """The typed config of ``data`` (a :class:`TrainConfig`, or an RLlib run's config), every value checked."""
+def validate(data: Any, source: str = "config", allow_modules: Collection[str] = ()) -> Any:
+    """The typed config of ``data`` (a :class:`TrainConfig`, or an RLlib run's config), every value checked.
+    ``allow_modules``: the Python modules whose agents (``my_agents:MyAgent``) the config may name, as
+    the command line allows them (``--allow-module``); a config alone imports none."""
     data = copy.deepcopy(data)  # the config shares no list or mapping with the caller's data
     if isinstance(data, Mapping) and data.get("backend") == "rllib":
+        if allow_modules:
+            raise ValueError(f"{source}: --allow-module is for MaskablePPO runs; an RLlib run's agents are "
+                             "built-ins and models")
         from .rllib_config import validate as validate_rllib
 
         return validate_rllib(data, source)
     config = parse(TrainConfig, without_retired(data, source), source)
+    allow_agents(config, allow_modules, source)
     check_relations(config, source)
     return config
+
+
+def allow_agents(c: TrainConfig, modules: Collection[str], source: str) -> None:
+    """Each ``module:attribute`` of the pool, the baselines and the teacher made a spec that may import
+    its module when ``modules`` allows it (:func:`agents.module_agents.allow_modules`), else refused."""
+    from agents.module_agents import allow_modules
+
+    def allow(entry: Any, key: str) -> Any:
+        try:
+            return allow_modules(entry, modules)
+        except ValueError as error:
+            raise ValueError(f"{source}: {key}: {error}") from None
+
+    c.opponents.pool = [allow(e, f"opponents.pool[{i}]") for i, e in enumerate(c.opponents.pool)]
+    c.evaluation.baselines = [allow(e, f"evaluation.baselines[{i}]") for i, e in enumerate(c.evaluation.baselines)]
+    c.pretrain.teacher = allow(c.pretrain.teacher, "pretrain.teacher")
 
 
 def check_relations(c: TrainConfig, source: str) -> None:
@@ -317,8 +339,10 @@ def check_agents(entries: list, key: str, rules: Rules, num_players: int, source
             raise ValueError(f"{source}: {where} ({name}): {error}") from None
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Any:
-    """A checked training config from a YAML file (``overrides`` as nested dicts on top)."""
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None,
+                allow_modules: Collection[str] = ()) -> Any:
+    """A checked training config from a YAML file (``overrides`` as nested dicts on top; ``allow_modules``:
+    as :func:`validate`)."""
     import yaml
 
     path = Path(path)
@@ -333,7 +357,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> An
         if not isinstance(data, dict):
             raise ValueError(f"{path}: a training config must be a mapping of sections")
         data = merge(data, overrides)
-    return validate(data, str(path))
+    return validate(data, str(path), allow_modules)
 
 
 def merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
