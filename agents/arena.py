@@ -91,7 +91,7 @@ def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, se
         agents = {a: [seat_agent(remote, names[a]) for remote in processes.agents[a]] for a in copies}
     else:
         objects = [a for a in copies if isinstance(spec_of[a], Agent)]  # code from outside the project: watched
-        guard = EngineGuard(rules.variant) if objects else None
+        guard = _WORKER["guard"] = EngineGuard(rules.variant) if objects else None
         agents = {a: [seat_agent(build_agent(spec_of[a]), names[a], guard if a in objects else None)
                       for _ in range(copies[a])] for a in copies}
     _WORKER.update(rules=rules, num_players=num_players, seed=seed, seatings=seatings(table),
@@ -99,10 +99,13 @@ def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, se
 
 
 def _close_worker() -> None:
-    """Stop the agents' processes of an isolated run."""
+    """Stop the agents' processes of an isolated run; put back whatever a watched agent changed."""
     processes = _WORKER.pop("processes", None)
     if processes is not None:
         processes.close()
+    guard = _WORKER.pop("guard", None)
+    if guard is not None:
+        guard.restore()
 
 
 def build_agent(spec: AgentSpec) -> Agent:

@@ -25,10 +25,20 @@ engine's modules, the hand values' module and the table of engines) and
 compares them after each call of a watched agent, before the game goes on:
 whatever route the agent took to them, a change cannot reach a running
 game's outcome, and does not outlive the call.  Built-in agents (project
-code) are not watched, so the usual arena pays nothing.  Writes into the
-engine's data (the shared lists of hand values, a game found with ``gc``)
-are not seen: agents one does not trust play isolated
-(:mod:`agents.isolated`), where they cannot reach the game at all.
+code) are not watched, so the usual arena pays nothing.  The guard
+also watches itself: its own module and classes, the loop that hands out
+views (:mod:`agents.play`) and the arena's module, and it checks with the
+functions it noted when it was made, so switching it off
+(``EngineGuard.changes = lambda self: []``) is itself a change, undone and
+named.  At the end of a run the arena puts back everything noted
+(:meth:`EngineGuard.restore`), so the engine after a run is the engine
+before it.
+
+This is a check against mistakes, not a wall: an agent given as a Python
+object runs in the arena's process and is trusted code (it can rewrite any
+function the check runs, or write into the engine's data: the shared lists of
+hand values, a game found with ``gc``).  Agents one does not trust play
+isolated (:mod:`agents.isolated`), where they cannot reach the game at all.
 """
 
 from __future__ import annotations
@@ -49,6 +59,8 @@ __all__ = ["AgentError", "EngineChangedError", "EngineGuard", "Seat", "hears", "
 # The modules whose globals the engine's methods read: the engine package and what it imports.
 ENGINE_MODULES = (
     "commerce_env.engine", "commerce_env.hands", "commerce_env.cards", "commerce_env.rules", "commerce_env.options")
+# The modules of the guard itself and of the loops that call it: a change there could switch it off.
+GUARD_MODULES = ("agents.boundary", "agents.play", "agents.arena")
 
 
 class AgentError(RuntimeError):
@@ -80,11 +92,20 @@ class EngineGuard:
 
     def __init__(self, variant: str):
         classes = [c for c in (*ENGINES[variant].__mro__, *Rules.__mro__) if c is not object]
-        modules = [m for name, m in sorted(sys.modules.items()) if name.startswith(ENGINE_MODULES)]
+        classes += [EngineGuard, Seat, ListeningSeat]
+        modules = [m for name, m in sorted(sys.modules.items())
+                   if name.startswith(ENGINE_MODULES) or name in GUARD_MODULES]
         spaces: list[tuple[str, Any, Any]] = [(c.__qualname__, c, vars(c)) for c in classes]
         spaces += [(m.__name__, m, vars(m)) for m in modules]
         spaces.append(("ENGINES", None, ENGINES))
         self._noted = [(label, owner, space, dict(space), tuple(space.values())) for label, owner, space in spaces]
+        self._changes = EngineGuard.changes.__get__(self)  # the functions as noted now: a patch cannot
+        self._check = EngineGuard.check.__get__(self)  # switch off the guard that sees it
+
+    def restore(self) -> list[str]:
+        """Put back everything changed since the guard was made; what was changed (the arena calls
+        this at the end of a run)."""
+        return self._changes()
 
     def changes(self) -> list[str]:
         """What changed since the guard was made (``Class.name``), undone; empty if nothing did."""
@@ -106,7 +127,7 @@ class EngineGuard:
 
     def check(self, agent: str, seat: int | None) -> None:
         """Raise :class:`EngineChangedError` naming ``agent`` if anything changed (it is undone)."""
-        changed = self.changes()
+        changed = self._changes()
         if changed:
             raise EngineChangedError(agent, seat, "EngineChanged", ", ".join(changed))
 
@@ -136,6 +157,7 @@ class Seat:
 
     def __init__(self, agent: Any, name: str, guard: EngineGuard | None = None):
         self.agent, self.name, self.guard = agent, name, guard
+        self._check = None if guard is None else guard._check  # as noted: see EngineGuard
         self.seat: int | None = None
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
@@ -171,8 +193,8 @@ class Seat:
                 error.add_note(f"(raised by agent {self.name!r} in seat {self.seat})")
             raise
         finally:
-            if self.guard is not None:
-                self.guard.check(self.name, self.seat)
+            if self._check is not None:
+                self._check(self.name, self.seat)
 
     def _named(self, error: Exception) -> Exception:
         """``error`` with the agent's name and seat as attributes, for the arena's report of a crash."""

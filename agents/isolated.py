@@ -1,23 +1,27 @@
 """Agents in processes of their own: the arena's isolated mode (``run_arena(..., isolate=True)``,
 ``commerce arena --isolate``), for agents one does not trust.
 
-As in the ACPC's dealer, the game stays in the arena's process; each agent
-of the lineup runs in a process of its own (started with ``spawn``: a fresh
-interpreter that inherits no memory of the arena), with all its seats'
-copies.  At each decision the arena sends the seat view, pickled, and reads
-back one short message that it parses itself, never unpickles: an action
-number, or the name and text of the agent's error.  Nothing in the agent's
-process is the game: ``gc.get_objects()``, frames and module globals there
-hold views and the agent's own sampled worlds only.  The action is then
-checked in the arena (:class:`agents.boundary.Seat`: an integer, legal now).
+As in the ACPC's dealer, the game stays in the arena's process.  Each *seat*
+plays in a process of its own (:mod:`agents.agent_process`, started with
+``spawn``: a fresh interpreter that inherits no memory of the arena), so two
+copies of one agent cannot read each other's views.  The processes are
+started by a keeper (:mod:`agents.keeper`) that stops them, and everything
+they started, when the run ends however it ends.  At each decision the arena
+sends the seat view, pickled, and reads back one short message that it parses
+itself, never unpickles: an action number (ASCII digits), or the name and
+text of the agent's error.  The action is then checked in the arena
+(:class:`agents.boundary.Seat`: an integer, legal now).
 
-With a ``time_limit`` an agent that does not answer a decision within that
-many seconds (a loop, a deadlock, a search with no end) stops the run, named,
-and its process is killed: the arena never waits on it for ever.
+With a ``time_limit`` each decision's deadline covers sending the view, the
+agent's work and reading its answer: at the deadline the seat's process and
+its process group are killed and its pipe is shut (which ends a blocked send
+or read even if a child holds the other end), and the run stops naming the
+agent and seat (``Timeout``).  The messages that need no answer (the seat's
+reset, each action told to a listening agent) are sent under the same limit.
 
 The cost is a round trip per decision (a pickled view each way of one pipe)
-and a process start per agent.  It is not a sandbox: the agent's code runs
-with the user's permissions.
+and a process start per seat.  It is not a sandbox: the agent's code runs
+with the user's permissions (docs/arena.md says what holds and what does not).
 """
 
 from __future__ import annotations
@@ -26,18 +30,22 @@ import multiprocessing
 import numbers
 import os
 import pickle
+import re
 import signal
 import socket
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit", "serve"]
+from .keeper import keep, kill_group
+
+__all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit"]
 
 REPLY_LIMIT = 8192  # bytes of one message from an agent's process; longer ends the run
-TEXT_LIMIT = 2000  # characters of an error's text kept
-START_SECONDS = 120.0  # for a process to import the project and build its agent
+START_SECONDS = 120.0  # for the processes to import the project and build their agents
 MAX_TIME_LIMIT = 86_400.0  # the longest time limit per decision, in seconds (a day)
+_ACTION = re.compile(r"-?[0-9]{1,19}")  # ASCII digits only: str.isdigit() also takes "²"
 
 
 def check_time_limit(time_limit: object) -> float | None:
@@ -53,125 +61,227 @@ def check_time_limit(time_limit: object) -> float | None:
 
 
 class AgentProcesses:
-    """One process per agent of the lineup, and a stand-in for each of its copies (``agents[a]``).
+    """One process per seat of the lineup's agents, and a stand-in for each (``agents[a][copy]``).
 
     ``specs[a]`` is agent ``a``'s spec (a name, a mapping or an Agent object, which is pickled
-    to its process), ``copies[a]`` how many seats it holds, ``names[a]`` its name at the table.
-    ``time_limit``: seconds each decision may take (None: no limit).
-    Close with :meth:`close` (the arena does, however the run ends)."""
+    to its processes), ``copies[a]`` how many seats it holds, ``names[a]`` its name at the table.
+    ``time_limit``: seconds each decision may take (None: no limit).  ``allow_modules``: the
+    modules a ``module:attribute`` spec may import.  Close with :meth:`close` (the arena does,
+    however the run ends)."""
 
     def __init__(self, specs: Mapping[int, Any], copies: Mapping[int, int], names: Mapping[int, str],
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, allow_modules: tuple[str, ...] = ()):
         time_limit = check_time_limit(time_limit)
         context = multiprocessing.get_context("spawn")
-        self._started: list[tuple[Any, Any]] = []
         self.agents: dict[int, list[RemoteAgent]] = {}
+        self._keeper: Any = None
+        self._control: Any = None
+        self._watchdog = _Watchdog()
+        seats, ends = [], []
         try:
-            pending = []
             for a, spec in specs.items():
-                mine, theirs = context.Pipe()
-                try:
-                    # pickled here, unpickled in serve: the agent's code runs only once its process leads its group
-                    process = context.Process(target=serve, args=(theirs, pickle.dumps(spec), copies[a]),
-                                              daemon=True, name=f"commerce-agent-{a}")
-                    process.start()
+                try:  # pickled here, unpickled in the seat's process once it leads its group
+                    pickled = pickle.dumps(spec)
                 except (pickle.PicklingError, TypeError, AttributeError) as error:  # an object that does not pickle
                     raise ValueError(f"isolate=True: agent {names[a]!r} cannot be sent to its own process "
-                                     f"({type(error).__name__}: {error}); give it as a spec or make it picklable") \
-                        from None
-                finally:
-                    theirs.close()
-                self._started.append((process, mine))
-                pending.append((a, process, mine))
-            for a, process, conn in pending:
-                flags = _ready(conn, process, names[a])
-                self.agents[a] = [(ListeningRemoteAgent if flag else RemoteAgent)(conn, process, copy, names[a],
-                                                                                  time_limit)
-                                  for copy, flag in enumerate(flags)]
+                                     f"({type(error).__name__}: {error}); give it as a spec or make it "
+                                     "picklable") from None
+                for copy in range(copies[a]):
+                    mine, theirs = context.Pipe()
+                    seats.append((a, copy, mine))
+                    ends.append((theirs, pickled, f"commerce-agent-{a}-{copy}"))
+            self._control, keeper_end = context.Pipe()
+            self._keeper = context.Process(target=keep, args=(keeper_end, ends, tuple(allow_modules)),
+                                           name="commerce-agent-keeper")
+            self._keeper.start()
+            keeper_end.close()
+            for theirs, _, _ in ends:
+                theirs.close()
+            pids = self._started_pids(len(seats))
+            for index, (a, _copy, conn) in enumerate(seats):
+                process = _SeatProcess(pids[index], index, self)
+                flag = _ready(conn, process, names[a], self._watchdog)
+                remote = (ListeningRemoteAgent if flag == "1" else RemoteAgent)(
+                    conn, process, names[a], time_limit, self._watchdog)
+                self.agents.setdefault(a, []).append(remote)
         except BaseException:
+            for conn in [mine for _, _, mine in seats] + [theirs for theirs, _, _ in ends]:
+                conn.close()
             self.close()
             raise
 
+    def _started_pids(self, count: int) -> list[int]:
+        """The keeper's report of the seats' process ids, within :data:`START_SECONDS`."""
+        keeper = _SeatProcess(None, -1, self)
+        kind, text = _receive_within(self._control, keeper, "keeper", None, START_SECONDS, self._watchdog,
+                                     f"the agents' processes did not start within {START_SECONDS:.0f} s")
+        pids = text.split(",")
+        if kind != "P" or len(pids) != count or not all(_ACTION.fullmatch(p) for p in pids):
+            raise _failure("keeper", None, "BadReply", f"the keeper sent {kind + text[:60]!r}, not the seats' ids")
+        return [int(p) for p in pids]
+
+    def exit_code(self, index: int) -> int | None:
+        """Seat ``index``'s exit code, from the keeper (None if it runs on or the keeper is gone)."""
+        try:
+            self._control.send_bytes(b"X%d" % index)
+            if self._control.poll(10):
+                answer = self._control.recv_bytes(64)
+                if answer[:1] == b"X" and _ACTION.fullmatch(answer[1:].decode("ascii", "replace")):
+                    return int(answer[1:])
+        except (EOFError, OSError, ValueError):
+            pass
+        return None
+
+    def keeper_alive(self) -> bool:
+        return self._keeper is not None and self._keeper.is_alive()
+
     def close(self) -> None:
-        """Stop every agent's process (killed if it does not stop within a few seconds)."""
-        for _, conn in self._started:
+        """Stop every seat's process and what they started (the keeper does), then the keeper."""
+        self._watchdog.close()
+        if self._control is not None:
             try:
-                conn.send(("stop",))
+                self._control.send_bytes(b"S")
             except (OSError, ValueError):
                 pass
-        for process, conn in self._started:
-            process.join(timeout=5)
-            if process.is_alive():
-                process.kill()
-                process.join()
-            _kill_group(process)
-            conn.close()
-        self._started = []
+        if self._keeper is not None:
+            self._keeper.join(timeout=30)
+            if self._keeper.is_alive():
+                self._keeper.kill()
+                self._keeper.join()
+        if self._control is not None:
+            self._control.close()
+        for remotes in self.agents.values():
+            for remote in remotes:
+                remote.close()
+        self._keeper = self._control = None
 
 
-def _kill_group(process: Any) -> None:
-    """Kill what is left of the process group an agent's process leads (:func:`serve`): the
-    processes it started.  (One that leaves the group with ``setsid`` is beyond reach.)"""
-    if hasattr(os, "killpg") and process.pid is not None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+class _SeatProcess:
+    """The arena's handle on one seat's process, a child of the keeper: kill it, ask its exit code."""
+
+    def __init__(self, pid: int | None, index: int, owner: AgentProcesses):
+        self.pid, self.index, self._owner = pid, index, owner
+
+    def kill(self) -> None:
+        if self.pid is not None and self._owner.keeper_alive():  # while the keeper lives, the id is its child's
+            kill_group(self.pid)
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        elif self.pid is None and self._owner._keeper is not None:
+            self._owner._keeper.kill()
+
+    def exit_code(self) -> int | None:
+        return None if self.pid is None else self._owner.exit_code(self.index)
 
 
-def _ready(conn: Any, process: Any, name: str) -> str:
-    """Wait for an agent's process to say it is built; its copies' listening flags (``"0"``/``"1"``)."""
-    kind, text = _receive_within(conn, process, name, None, START_SECONDS,
+class _Watchdog:
+    """One thread that runs an action at a deadline: the time limit of whatever is under way
+    (the arena does one thing at a time).  Cheaper than a timer thread per message."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._armed: tuple[float, Callable[[], None]] | None = None
+        self._fired = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float, action: Callable[[], None]) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="commerce-isolated-deadline", daemon=True)
+                self._thread.start()
+            self._armed, self._fired = (time.monotonic() + seconds, action), False
+            self._lock.notify()
+
+    def disarm(self) -> bool:
+        """Cancel the deadline; whether it had already fired."""
+        with self._lock:
+            self._armed = None
+            return self._fired
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed, self._armed = True, None
+            self._lock.notify()
+
+    def _run(self) -> None:
+        with self._lock:
+            while not self._closed:
+                if self._armed is None:
+                    self._lock.wait()
+                    continue
+                deadline, action = self._armed
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self._lock.wait(left)
+                    continue
+                self._armed, self._fired = None, True
+                action()
+
+
+def _shut(conn: Any) -> None:
+    """Shut the socket under ``conn``: a send or read blocked on it returns at once, even if a child
+    of the agent's process holds the other end open."""
+    try:
+        with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
+            end.shutdown(socket.SHUT_RDWR)
+    except (OSError, ValueError, AttributeError):  # not a socket where there is none (Windows' pipes)
+        pass
+
+
+def _ready(conn: Any, process: _SeatProcess, name: str, watchdog: _Watchdog) -> str:
+    """Wait for a seat's process to say it is built; whether its agent listens (``"0"``/``"1"``)."""
+    kind, text = _receive_within(conn, process, name, None, START_SECONDS, watchdog,
                                  f"its process did not start within {START_SECONDS:.0f} s")
-    if kind != "R" or not text or set(text) - {"0", "1"}:
+    if kind != "R" or text not in ("0", "1"):
         raise _reply_error(kind, text, name, None, "a ready message")
     return text
 
 
-def _receive(conn: Any, process: Any, name: str, seat: int | None) -> tuple[str, str]:
-    """One message from an agent's process, parsed here: its kind (a letter) and its text."""
+def _receive(conn: Any, process: _SeatProcess, name: str, seat: int | None) -> tuple[str, str]:
+    """One message from a seat's process, parsed here: its kind (a letter) and its text."""
     try:
         data = conn.recv_bytes(REPLY_LIMIT)
     except (EOFError, OSError) as error:
-        process.join(timeout=5)
-        if process.exitcode is not None:
-            raise _failure(name, seat, "ProcessEnded", f"its process ended (exit code {process.exitcode})") from None
+        code = process.exit_code()
+        if code is not None:
+            raise _failure(name, seat, "ProcessEnded", f"its process ended (exit code {code})") from None
         raise _failure(name, seat, "BadReply", f"its process sent no readable message ({error})") from None
     text = data[1:].decode("utf-8", errors="replace")
     return chr(data[0]) if data else "", text
 
 
-def _receive_within(conn: Any, process: Any, name: str, seat: int | None, seconds: float,
-                    late: str) -> tuple[str, str]:
-    """:func:`_receive` within ``seconds``: past them the process is killed (it may never answer,
-    or have written only part of a message), the pipe is shut (which ends the read, even if a child
-    of the process holds its end open) and a ``Timeout`` failure says ``late``."""
+def _receive_within(conn: Any, process: _SeatProcess, name: str, seat: int | None, seconds: float,
+                    watchdog: _Watchdog, late: str) -> tuple[str, str]:
+    """:func:`_receive` within ``seconds`` (see :func:`_within`)."""
+    return _within(seconds, watchdog, conn, process, name, seat, late, lambda: _receive(conn, process, name, seat))
+
+
+def _within(seconds: float | None, watchdog: _Watchdog, conn: Any, process: _SeatProcess, name: str,
+            seat: int | None, late: str, work: Callable[[], Any]) -> Any:
+    """``work()`` (sends and reads on ``conn``) within ``seconds``: past them the process and its
+    group are killed and the pipe is shut, and a ``Timeout`` failure says ``late``."""
     from .boundary import AgentError
 
-    expired = threading.Event()
+    if seconds is None:
+        return work()
 
-    def stop() -> None:
-        expired.set()
+    def expire() -> None:
         process.kill()
-        _kill_group(process)
-        try:  # a child of the process may hold its end of the pipe open: the read must end anyway
-            with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as end:
-                end.shutdown(socket.SHUT_RDWR)
-        except (OSError, ValueError, AttributeError):  # not a socket where there is none (Windows' pipes)
-            pass
+        _shut(conn)
 
-    timer = threading.Timer(seconds, stop)
-    timer.start()
+    watchdog.arm(seconds, expire)
     try:
-        answer = _receive(conn, process, name, seat)
-    except AgentError:
-        if not expired.is_set():
+        result = work()
+    except (AgentError, OSError, EOFError, ValueError):
+        if not watchdog.disarm():
             raise
-    finally:
-        timer.cancel()
-    if expired.is_set():
+        raise _failure(name, seat, "Timeout", late) from None
+    if watchdog.disarm():
         raise _failure(name, seat, "Timeout", late)
-    return answer
+    return result
 
 
 def _failure(name: str, seat: int | None, error: str, message: str) -> Exception:
@@ -181,55 +291,68 @@ def _failure(name: str, seat: int | None, error: str, message: str) -> Exception
 
 
 def _reply_error(kind: str, text: str, name: str, seat: int | None, expected: str) -> Exception:
-    """The error an agent's process reported (``E``), or a failure for a message that is not ``expected``."""
+    """The error a seat's process reported (``E``), or a failure for a message that is not ``expected``."""
     if kind == "E":
         error, _, message = text.partition("\n")
-        return _failure(name, seat, error[:100] or "Exception", message[:TEXT_LIMIT])
+        return _failure(name, seat, error[:100] or "Exception", message[:2000])
     return _failure(name, seat, "BadReply", f"its process sent {kind + text[:60]!r}, not {expected}")
 
 
 class RemoteAgent:
-    """The arena's stand-in for one copy of an agent that plays in its own process, given
-    ``time_limit`` seconds per decision (None: no limit)."""
+    """The arena's stand-in for one seat's agent playing in its own process, given ``time_limit``
+    seconds per decision (None: no limit)."""
 
-    def __init__(self, conn: Any, process: Any, copy: int, name: str, time_limit: float | None = None):
-        self._conn, self._process, self._copy, self.name = conn, process, copy, name
+    def __init__(self, conn: Any, process: _SeatProcess, name: str, time_limit: float | None,
+                 watchdog: _Watchdog):
+        self._conn, self._process, self.name = conn, process, name
         self._seat: int | None = None
-        self._time_limit = time_limit
+        self._time_limit, self._watchdog = time_limit, watchdog
+        self._late = f"it did not answer within the time limit of {time_limit:g} s per decision" \
+            if time_limit is not None else ""
 
     def reset(self, seat: int, num_players: int, rules: Any, seed: int | None = None) -> None:
-        """Sent without waiting (a round trip less per game): an error here comes back with the next answer."""
+        """Sent without waiting for an answer (a round trip less per game): an error here comes back
+        with the next answer."""
         self._seat = seat
-        self._send(("reset", self._copy, seat, num_players, rules, seed))
+        self._send(("reset", seat, num_players, rules, seed))
 
     def act(self, view: Any) -> object:
-        self._send(("act", self._copy, view))
-        kind, text = self._answer()
-        if kind == "A" and 0 < len(text) <= 20 and text.lstrip("-").isdigit():
+        def decide() -> tuple[str, str]:
+            self._conn.send(("act", view))
+            return _receive(self._conn, self._process, self.name, self._seat)
+
+        kind, text = self._within(decide)
+        if kind == "A" and _ACTION.fullmatch(text):
             return int(text)  # checked by the arena's Seat: an action number, legal now
         if kind == "B":  # the agent returned something that is not an integer: shown as its repr
             return _NotAnAction(text[:200])
         raise _reply_error(kind, text, self.name, self._seat, "an action")
 
-    def _answer(self) -> tuple[str, str]:
-        """The agent's next message, within the time limit (if any)."""
-        if self._time_limit is None:
-            return _receive(self._conn, self._process, self.name, self._seat)
-        return _receive_within(self._conn, self._process, self.name, self._seat, self._time_limit,
-                               f"it did not answer within the time limit of {self._time_limit:g} s per decision")
+    def close(self) -> None:
+        self._conn.close()
+
+    def _within(self, work: Callable[[], Any]) -> Any:
+        try:
+            return _within(self._time_limit, self._watchdog, self._conn, self._process, self.name, self._seat,
+                           self._late, work)
+        except (OSError, ValueError, EOFError) as error:  # a send to a process that has ended: say how it ended
+            code = self._process.exit_code()
+            if code is not None:
+                raise _failure(self.name, self._seat, "ProcessEnded", f"its process ended (exit code {code})") \
+                    from None
+            raise _failure(self.name, self._seat, "BadReply", f"its pipe broke ({error})") from None
 
     def _send(self, message: tuple) -> None:
-        try:
-            self._conn.send(message)
-        except (OSError, ValueError):
-            pass  # a process that has ended: the next _receive says so
+        """A message that needs no answer, under the time limit: an agent that stops reading cannot
+        hold the arena."""
+        self._within(lambda: self._conn.send(message))
 
 
 class ListeningRemoteAgent(RemoteAgent):
     """A stand-in whose agent is told each action; errors there come back with its next answer."""
 
     def observe(self, seat: int, text: str) -> None:
-        self._send(("observe", self._copy, seat, text))
+        self._send(("observe", seat, text))
 
 
 class _NotAnAction:
@@ -240,60 +363,3 @@ class _NotAnAction:
 
     def __repr__(self) -> str:
         return self.text
-
-
-# ------------------------------------------------------------- the agent's side
-def serve(conn: Any, pickled_spec: bytes, copies: int) -> None:
-    """The agent's process: build ``copies`` of the agent from its pickled spec, then answer the
-    arena until it stops.  It leads a process group of its own, so that the processes the agent
-    starts are stopped with it."""
-    if hasattr(os, "setpgid"):
-        os.setpgid(0, 0)
-    try:
-        from .base import Agent
-        from .boundary import hears
-        from .specs import make_agent
-
-        spec = pickle.loads(pickled_spec)  # the agent's own code, in its own process
-        agents = [spec if isinstance(spec, Agent) else make_agent(spec) for _ in range(copies)]  # as the arena
-    except Exception as error:
-        _send_error(conn, error)
-        return
-    conn.send_bytes(b"R" + "".join("1" if hears(agent) else "0" for agent in agents).encode())
-    failed: Exception | None = None  # an error in reset or observe, reported with the next answer
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        kind = message[0]
-        if kind == "stop":
-            return
-        agent = agents[message[1]]
-        if kind != "act":  # reset, observe: no answer; an error is reported with the next one
-            if failed is None and hasattr(agent, kind):
-                try:
-                    getattr(agent, kind)(*message[2:])
-                except Exception as error:
-                    failed = error
-            continue
-        try:
-            if failed is not None:
-                raise failed
-            reply = _action_reply(agent.act(message[2]))
-        except Exception as error:
-            failed = None
-            _send_error(conn, error)
-            continue
-        conn.send_bytes(reply)
-
-
-def _action_reply(action: object) -> bytes:
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
-        return b"A" + str(int(action)).encode()
-    return b"B" + repr(action)[:200].encode("utf-8", errors="replace")
-
-
-def _send_error(conn: Any, error: BaseException) -> None:
-    text = f"{type(error).__name__}\n{error}"[:TEXT_LIMIT]
-    conn.send_bytes(b"E" + text.encode("utf-8", errors="replace"))

@@ -1,0 +1,102 @@
+"""The agent's side of the isolated arena (:mod:`agents.isolated`): one seat's agent in a process of its own.
+
+The process is started by the keeper (:mod:`agents.keeper`).  Before any of
+the agent's code runs (its spec is unpickled here) it leads a process group of
+its own, so that what it starts can be stopped with it, and asks to be killed
+if the keeper dies.  It then answers the arena until told to stop: each
+answer is one short message the arena parses itself (``A`` and an action
+number, ``B`` and the repr of something that is not an integer, ``E`` and an
+error's type and text, ``R`` and ``0``/``1`` once built: whether the agent
+listens to each action).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import os
+import pickle
+import signal
+import sys
+from typing import Any
+
+__all__ = ["TEXT_LIMIT", "die_with_parent", "serve"]
+
+TEXT_LIMIT = 2000  # characters of an error's text sent back
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent ends (no effect elsewhere)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def serve(conn: Any, pickled_spec: bytes, allow_modules: tuple[str, ...] = ()) -> None:
+    """Build the agent from its pickled spec, then answer the arena until it stops.
+
+    ``allow_modules``: the modules a ``module:attribute`` spec may import (the command line's
+    ``--allow-module``; an agent object needs none)."""
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)
+    die_with_parent()
+    parent = os.getppid()
+    try:
+        from .base import Agent
+        from .boundary import hears
+        from .specs import make_agent
+
+        if os.getppid() != parent:  # the keeper ended before the death signal was asked for
+            return
+        spec = pickle.loads(pickled_spec)  # the agent's own code, in its own process
+        agent = spec if isinstance(spec, Agent) else _build(make_agent, spec, allow_modules)
+    except Exception as error:
+        _send_error(conn, error)
+        return
+    conn.send_bytes(b"R" + (b"1" if hears(agent) else b"0"))
+    failed: Exception | None = None  # an error in reset or observe, reported with the next answer
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        kind = message[0]
+        if kind == "stop":
+            return
+        if kind != "act":  # reset, observe: no answer; an error is reported with the next one
+            if failed is None and hasattr(agent, kind):
+                try:
+                    getattr(agent, kind)(*message[1:])
+                except Exception as error:
+                    failed = error
+            continue
+        try:
+            if failed is not None:
+                raise failed
+            reply = _action_reply(agent.act(message[1]))
+        except Exception as error:
+            failed = None
+            _send_error(conn, error)
+            continue
+        conn.send_bytes(reply)
+
+
+def _build(make_agent: Any, spec: Any, allow_modules: tuple[str, ...]) -> Any:
+    """``make_agent(spec)``, letting it import ``allow_modules`` where it can."""
+    if allow_modules:
+        return make_agent(spec, allow_modules=allow_modules)
+    return make_agent(spec)
+
+
+def _action_reply(action: object) -> bytes:
+    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+        return b"A" + str(int(action)).encode()
+    return b"B" + repr(action)[:200].encode("utf-8", errors="replace")
+
+
+def _send_error(conn: Any, error: BaseException) -> None:
+    text = f"{type(error).__name__}\n{error}"[:TEXT_LIMIT]
+    conn.send_bytes(b"E" + text.encode("utf-8", errors="replace"))
