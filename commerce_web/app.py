@@ -38,10 +38,13 @@ from werkzeug.exceptions import HTTPException
 
 from commerce_env.replay import parse_replay_text
 
+from .errors import BusyError, RequestError, quote, shorten
 from .opponents import choose, find_models
-from .session import BusyError, Match, RequestError, variants_info
+from .session import AGENT_SECONDS, Match, variants_info
 from .store import (
+    FULL_WAIT_SECONDS,
     IDLE_SECONDS,
+    MATCHES_PER_BLOCK,
     MATCHES_PER_CLIENT,
     MAX_MATCHES,
     TURN_SECONDS,
@@ -100,17 +103,21 @@ def origin_host(origin: str) -> str | None:
 def create_app(models_root: Path | None = None, *, host: str | None = None, port: int | None = None,
                matches_per_client: int = MATCHES_PER_CLIENT, max_matches: int = MAX_MATCHES,
                idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
-               turn_seconds: float = TURN_SECONDS, agents: Mapping[str, Callable[[], Any]] | None = None) -> Flask:
+               turn_seconds: float = TURN_SECONDS, agents: Mapping[str, Callable[[], Any]] | None = None,
+               matches_per_block: int = MATCHES_PER_BLOCK, full_wait: float = FULL_WAIT_SECONDS,
+               agent_seconds: float = AGENT_SECONDS) -> Flask:
     """The app; ``models_root``: the models folder (default ``models``); ``host``/``port``: the
     address the server listens on (for the Host check; ``port`` None accepts any port); ``agents``:
     more opponents by name, as ``commerce serve --agents`` gives them
-    (:func:`commerce_web.opponents.command_line_agents`)."""
+    (:func:`commerce_web.opponents.command_line_agents`); the limits are
+    :class:`commerce_web.store.MatchStore`'s, :class:`commerce_web.store.AgentTurns`' and
+    :class:`commerce_web.session.Match`'s (``agent_seconds``; ``clock`` times the agents too)."""
     models_root = Path("models") if models_root is None else Path(models_root)
     extra = dict(agents or {})
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
     app.json.sort_keys = False
-    store = MatchStore(matches_per_client, max_matches, idle_seconds, clock)
+    store = MatchStore(matches_per_client, max_matches, idle_seconds, clock, matches_per_block, full_wait)
     turns = AgentTurns(wait_seconds=turn_seconds)
     app.extensions["commerce_matches"] = store  # for tests
 
@@ -124,7 +131,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         try:
             return store.get(key)
         except LookupError:
-            raise UnknownMatchError(f"no match {key!r}: it ended long ago or never was; start a new one") from None
+            raise UnknownMatchError(f"no match {quote(key)}: it ended long ago or never was; start a new one") from None
 
     @app.before_request
     def check_host():
@@ -132,13 +139,13 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         origin = request.headers.get("Origin")
         if not host_allowed(header, host, port):
             where = f"http://{host or '127.0.0.1'}:{port}/" if port else "the address the server prints"
-            return refused(f"Host header {header!r} is not this server's address; open {where}")
+            return refused(f"Host header {quote(header)} is not this server's address; open {where}")
         if origin is not None and not host_allowed(origin_host(origin), host, port):
-            return refused(f"Origin {origin!r} is not this server's page")
+            return refused(f"Origin {quote(origin)} is not this server's page")
         return None
 
     def refused(message: str):
-        return app.response_class(f"403 Forbidden: {message[:300]}\n", status=403, mimetype="text/plain")
+        return app.response_class(f"403 Forbidden: {shorten(message)}\n", status=403, mimetype="text/plain")
 
     @app.after_request
     def headers(response):
@@ -166,20 +173,22 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         data = body()
         unknown = sorted(set(data) - {"variant", "players", "seat", "opponents", "options", "seed"})
         if unknown:
-            raise RequestError(f"unknown fields {', '.join(unknown)}")
+            named = ", ".join(quote(name) for name in unknown[:3]) + (" and more" if len(unknown) > 3 else "")
+            raise RequestError(f"unknown field {named}; send variant, players, seat, opponents, options and seed")
         players, seat, seed = data.get("players", 4), data.get("seat", 0), data.get("seed")
         for name, value in (("players", players), ("seat", seat)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise RequestError(f"{name} must be a whole number, got {value!r}")
+                raise RequestError(f"{name} must be a whole number, got {quote(value)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise RequestError(f"seed must be a whole number or null, got {seed!r}")
+            raise RequestError(f"seed must be a whole number or null, got {quote(seed)}")
         specs = data.get("opponents", ["greedy"])
         if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_OPPONENTS:
             raise RequestError(f"opponents must be a non-empty list of at most {MAX_OPPONENTS} agent names "
-                               f"or model:<name>, got {json.dumps(specs)[:200]}")
+                               f"or model:<name>, got {quote(specs)}")
         models = find_models(models_root)
         opponents = [choose(spec, models, extra) for spec in specs]
-        match = Match(data.get("variant", "trade_barter"), players, seat, opponents, data.get("options", {}), seed)
+        match = Match(data.get("variant", "trade_barter"), players, seat, opponents, data.get("options", {}), seed,
+                      agent_seconds=agent_seconds, clock=clock)
         key = store.add(request.remote_addr or "unknown", match)
         turns.play(match)
         with match.lock:
@@ -210,7 +219,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         if not isinstance(text, str) or not text.strip():
             raise RequestError("send the replay file's text as \"text\"")
         if isinstance(game, bool) or not isinstance(game, int):
-            raise RequestError(f"game must be a whole number from 1, got {game!r}")
+            raise RequestError(f"game must be a whole number from 1, got {quote(game)}")
         try:
             replayed = parse_replay_text(text, game, max_actions=MAX_REPLAY_ACTIONS)
         except ValueError as error:
@@ -223,25 +232,25 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         lines = json.dumps(replayed.lines())
         return app.response_class(f'{head}, "scenes": [{scenes}], "lines": {lines}}}', mimetype="application/json")
 
+    def answer(message: str, status: int, headers: dict[str, str] | None = None):
+        """An error answer: ``message`` cut to a few quoted characters of any input (commerce_web.errors)."""
+        return jsonify({"error": shorten(message)}), status, headers or {}
+
     @app.errorhandler(RequestError)
     def bad_request(error: RequestError):
-        return jsonify({"error": str(error)}), 400
-
-    @app.errorhandler(BusyError)
-    def busy(error: BusyError):
-        return jsonify({"error": str(error)}), 409
+        return answer(str(error), 409 if isinstance(error, BusyError) else 400)
 
     @app.errorhandler(UnknownMatchError)
     def not_found(error: UnknownMatchError):
-        return jsonify({"error": str(error)}), 404
+        return answer(str(error), 404)
 
     @app.errorhandler(ServerFullError)
     def full(error: ServerFullError):
-        return jsonify({"error": str(error)}), 503
+        return answer(str(error), 503, {"Retry-After": str(error.retry_after)})
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
-        return jsonify({"error": f"{error.code} {error.name}: {error.description}"}), error.code
+        return answer(f"{error.code} {error.name}: {error.description}", error.code)
 
     @app.errorhandler(Exception)
     def server_error(error: Exception):  # still JSON, so the page can show it; the details go to the log only

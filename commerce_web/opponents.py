@@ -30,9 +30,9 @@ from typing import Any, NamedTuple
 from agents.base import Agent
 from agents.specs import AGENTS, MODEL_PREFIX, parse_spec
 
-from .session import RequestError
+from .errors import QUOTE_LIMIT, RequestError, quote
 
-MAX_SPEC_LENGTH = 200
+MAX_SPEC_LENGTH = QUOTE_LIMIT  # search with all its arguments takes 99
 MAX_SEARCH_WORLDS = 256
 MAX_SEARCH_MS = 5000
 MAX_MODEL_JSON = 1 << 20  # bytes: a model.json is a few hundred
@@ -144,9 +144,9 @@ def choose(spec: Any, models: dict[str, dict[str, Any]],
     ``extra``: :func:`command_line_agents`); anything else is a RequestError naming it."""
     if not isinstance(spec, str) or not spec.strip():
         raise RequestError(f"an opponent is a name such as 'greedy', 'search(worlds=96)' or 'model:<name>', "
-                           f"got {spec!r}")
+                           f"got {quote(spec)}")
     if len(spec) > MAX_SPEC_LENGTH:
-        raise RequestError(f"opponent {spec!r}: longer than {MAX_SPEC_LENGTH} characters")
+        raise RequestError(f"opponent {quote(spec)}: longer than {MAX_SPEC_LENGTH} characters")
     if extra and spec.strip() in extra:
         return Opponent(spec.strip(), extra[spec.strip()])
     if spec.strip().startswith(MODEL_PREFIX):

@@ -15,7 +15,8 @@ import logging
 import numbers
 import random
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -28,25 +29,26 @@ from commerce_env.engine.base import DEAL, SHOW
 from commerce_env.engine.settlement import Showdown
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
-from commerce_env.rules import OPTIONS, VARIANTS, make_rules
+from commerce_env.rules import ALL_OPTIONS, OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import FACE_DOWN_KINDS, build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
+
+from .errors import QUOTE_LIMIT, BusyError, RequestError, quote
 
 if TYPE_CHECKING:
     from .opponents import Opponent
 
+__all__ = ["BusyError", "Match", "RequestError", "parse_options", "variants_info"]
+
 BUILT_IN_AGENTS = ("random", "greedy", "expected_value", "search")
 MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
-MAX_OPTION_TEXT = 200
+# What one match may cost the agent threads every client shares (a decision's cost grows with the deal):
+MAX_DEAL_TURNS = 500  # max_rounds x players: a deal of that many turns, its longest (R4.4)
+MAX_DEAL_ACTIONS = 1_500  # a runaway guard on one deal: a turn takes one to three actions
+AGENT_SECONDS = 120.0  # the agents' thinking in one match, in all
+MAX_OPTION_TEXT = QUOTE_LIMIT
+MAX_ACTION_TEXT = QUOTE_LIMIT  # the longest action text is about 20 characters
 log = logging.getLogger(__name__)
-
-
-class RequestError(ValueError):
-    """A request the match refuses; the message says why (sent to the browser as JSON)."""
-
-
-class BusyError(RequestError):
-    """The agents are still moving: the human's action must wait for his turn."""
 
 
 def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,18 +56,23 @@ def parse_options(variant: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     or already a value; an empty text keeps the default.  A text is short and read without YAML's
     aliases (``*a``), which would let a few bytes stand for millions of values."""
     if not isinstance(raw, Mapping):
-        raise RequestError(f"options must be an object of option names and values, got {raw!r}")
+        raise RequestError(f"options must be an object of option names and values, got {quote(raw)}")
     options: dict[str, Any] = {}
     for name, value in raw.items():
+        if len(name) > MAX_OPTION_TEXT:  # no option's name is near it
+            raise RequestError(f"unknown option {quote(name)}; the options are {', '.join(sorted(ALL_OPTIONS))}")
         if isinstance(value, str):
             if not value.strip():
                 continue
             if len(value) > MAX_OPTION_TEXT:
-                raise RequestError(f"option {name!r}: longer than {MAX_OPTION_TEXT} characters")
+                raise RequestError(f"option {name!r}: longer than {MAX_OPTION_TEXT} characters, "
+                                   f"got {quote(value)}")
             try:
                 value = yaml.load(value, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader
             except yaml.YAMLError:
-                raise RequestError(f"option {name!r}: cannot read {value!r}") from None
+                raise RequestError(f"option {name!r}: cannot read {quote(value)}") from None
+        if len(repr(value)) > MAX_OPTION_TEXT:  # the rules quote a bad value whole
+            raise RequestError(f"option {name!r}: longer than {MAX_OPTION_TEXT} characters, got {quote(value)}")
         options[name] = value
     return options
 
@@ -99,16 +106,22 @@ class Match:
     and the human's action is refused with :class:`BusyError`."""
 
     def __init__(self, variant: str, num_players: int, seat: int, opponents: Sequence[Opponent],
-                 options: Mapping[str, Any] | None = None, seed: int | None = None):
+                 options: Mapping[str, Any] | None = None, seed: int | None = None, *,
+                 agent_seconds: float = AGENT_SECONDS, clock: Callable[[], float] = time.monotonic):
         if variant not in VARIANTS:
-            raise RequestError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
+            raise RequestError(f"unknown variant {quote(variant)}; choose from {', '.join(VARIANTS)}")
         try:
             self.rules = make_rules(variant, **parse_options(variant, options or {}))
             self.rules.check_players(num_players)
         except (ValueError, TypeError) as error:
             raise RequestError(str(error)) from None
+        turns = self.rules.max_rounds * num_players
+        if turns > MAX_DEAL_TURNS:
+            raise RequestError(f"option 'max_rounds': {self.rules.max_rounds} rounds of {num_players} players make "
+                               f"deals of up to {turns} turns; this table plays deals of at most {MAX_DEAL_TURNS} "
+                               f"turns (max_rounds up to {MAX_DEAL_TURNS // num_players} with {num_players} players)")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
-            raise RequestError(f"seat must be a number from 0 to {num_players - 1}, got {seat!r}")
+            raise RequestError(f"seat must be a number from 0 to {num_players - 1}, got {quote(seat)}")
         if not opponents:
             raise RequestError("opponents must be a non-empty list of agent names or model:<name>")
         self.seat = seat
@@ -138,6 +151,9 @@ class Match:
         self.idle = threading.Event()  # set while the agents are not moving
         self.idle.set()
         self.stopped = False
+        self.agent_seconds, self.clock = agent_seconds, clock
+        self.agent_time = 0.0  # the agents' thinking so far, in seconds
+        self.deals_done, self.deal_start = 0, 0  # deals shown down; the actions taken when this deal began
 
     @staticmethod
     def _make(opponent: Opponent, variant: str, num_players: int) -> Any:
@@ -161,8 +177,8 @@ class Match:
         if self.thinking or game.current_player != self.seat:
             raise BusyError("the other players are still moving; ask for the match again and play when it is "
                             "your turn")
-        if not isinstance(text, str) or not text.strip():
-            raise RequestError(f"an action is a text such as 'knock' or 'offer 10H', got {text!r}")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_ACTION_TEXT:
+            raise RequestError(f"an action is a text such as 'knock' or 'offer 10H', got {quote(text)}")
         legal = game.legal_actions()
         words = text.split()
         if words[0] == "exchange" and len(words) < 3:
@@ -199,12 +215,15 @@ class Match:
             seat = self.game.current_player
             view = seat_view(self.game, seat)
         agent = self.agents[seat]
+        started = self.clock()
         try:
             action = agent.act(view)  # the one call of the agent API
         except Exception:
             log.exception("opponent %s failed to move", self.names[seat])
             action = None
+        spent = self.clock() - started
         with self.lock:
+            self.agent_time += spent
             if self.stopped:
                 return self._done()
             if isinstance(action, bool) or not isinstance(action, numbers.Integral) or (
@@ -234,10 +253,25 @@ class Match:
 
     def _agent_to_move(self) -> bool:
         game = self.game
-        if game.actions_taken > MAX_ACTIONS and not self.error:  # a counter, not the history rebuilt
-            log.error("a match passed %d actions", MAX_ACTIONS)
-            self.error = f"the match did not end within {MAX_ACTIONS} actions; start a new one"
+        if not self.error:
+            self.error = self._over_budget()
         return not (self.stopped or self.error or game.over or game.current_player == self.seat)
+
+    def _over_budget(self) -> str:
+        """Why the match has cost all it may (counters only, never the history rebuilt), or ''."""
+        game = self.game
+        if len(game.showdowns) != self.deals_done:
+            self.deals_done, self.deal_start = len(game.showdowns), game.actions_taken
+        if game.actions_taken > MAX_ACTIONS:
+            log.error("a match passed %d actions", MAX_ACTIONS)
+            return f"the match did not end within {MAX_ACTIONS:,} moves; start a new one"
+        if game.actions_taken - self.deal_start > MAX_DEAL_ACTIONS:
+            log.error("a deal passed %d actions", MAX_DEAL_ACTIONS)
+            return f"the deal did not end within {MAX_DEAL_ACTIONS:,} moves; start a new match"
+        if self.agent_time > self.agent_seconds and not game.over:
+            return (f"the other players have thought for {self.agent_seconds:g} seconds in this match, the most "
+                    "this table gives a match; start a new one (with faster opponents or fewer deals)")
+        return ""
 
     def _done(self) -> bool:
         self.thinking = False

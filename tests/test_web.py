@@ -80,7 +80,7 @@ def test_the_human_moves_first_in_the_first_deal(client):
     ({"opponents": ["grandmaster"]}, "opponent 'grandmaster': unknown agent"),
     ({"opponents": "greedy"}, "opponents must be a non-empty list"),
     ({"opponents": ["model:/no/such/folder"]}, "opponent 'model:/no/such/folder'"),
-    ({"colour": "red"}, "unknown fields colour"),
+    ({"colour": "red"}, "unknown field 'colour'"),
 ])
 def test_a_bad_new_match_is_a_clear_json_error(client, fields, message):
     reply = _new(client, **fields)

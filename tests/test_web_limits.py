@@ -12,12 +12,15 @@ import pytest
 
 pytest.importorskip("flask")
 import commerce_web.opponents as opponents  # noqa: E402
+import commerce_web.session as session  # noqa: E402
 from agents.base import RandomAgent  # noqa: E402
 from commerce_env.engine import new_game  # noqa: E402
 from commerce_env.engine.base import Game  # noqa: E402
 from commerce_env.replay import record_game  # noqa: E402
 from commerce_env.rules import make_rules  # noqa: E402
 from commerce_web.app import MAX_REPLAY_ACTIONS, create_app  # noqa: E402
+from commerce_web.session import MAX_DEAL_TURNS  # noqa: E402
+from commerce_web.store import FULL_WAIT_SECONDS, MATCHES_PER_BLOCK, address_block  # noqa: E402
 
 JOIN = 30  # seconds: a generous bound for a request that must not hang
 
@@ -33,10 +36,58 @@ def _get(client, key, address="10.0.0.1"):
 
 def test_one_client_cannot_evict_another_clients_match():
     client = create_app().test_client()
-    theirs = _new(client, address="10.0.0.2").get_json()["id"]
+    theirs = _new(client, address="10.0.2.2").get_json()["id"]
     for seed in range(1000):
-        assert _new(client, address="10.0.0.1", seed=seed).status_code == 200
-    assert _get(client, theirs, address="10.0.0.2").status_code == 200
+        assert _new(client, address="10.0.1.1", seed=seed).status_code == 200
+    assert _get(client, theirs, address="10.0.2.2").status_code == 200
+
+
+def test_many_loopback_addresses_cannot_fill_the_server():
+    # 64 loopback addresses x 16 matches once filled the server, and every new client got 503 for two hours.
+    app = create_app()
+    client = app.test_client()
+    for k in range(64):
+        for seed in range(16):
+            assert _new(client, address=f"127.0.0.{k + 1}", seed=seed).status_code == 200
+    assert len(app.extensions["commerce_matches"]) <= MATCHES_PER_BLOCK  # the whole of loopback shares one quota
+    assert _new(client, address="10.0.0.1").status_code == 200
+    assert _new(client, address="127.0.0.1").status_code == 200
+
+
+def test_the_addresses_of_one_block_share_a_quota():
+    app = create_app(matches_per_client=16, matches_per_block=8)
+    client = app.test_client()
+    theirs = _new(client, address="2001:db8:1::1").get_json()["id"]
+    for k in range(40):  # one /64: an IPv6 client holds millions of addresses
+        assert _new(client, address=f"2001:db8:2::{k + 1:x}").status_code == 200
+    assert len(app.extensions["commerce_matches"]) == 8 + 1
+    assert _get(client, theirs, address="2001:db8:1::1").status_code == 200
+
+
+@pytest.mark.parametrize("address, block", [
+    ("127.0.0.1", "loopback"), ("127.45.6.7", "loopback"), ("::1", "loopback"), ("::ffff:127.0.0.9", "loopback"),
+    ("10.1.2.3", "10.1.2.0/24"), ("::ffff:10.1.2.3", "10.1.2.0/24"), ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+    ("unknown", "unknown")])
+def test_address_blocks(address, block):
+    assert address_block(address) == block
+
+
+def test_a_full_server_refuses_for_a_bounded_time_only():
+    # A full server once refused every new client until its oldest match had been idle two hours.
+    now = [0.0]
+    client = create_app(max_matches=3, clock=lambda: now[0]).test_client()
+    keys = [_new(client, address=f"10.0.{k}.1").get_json()["id"] for k in range(3)]  # three blocks
+    now[0] = 60
+    refused = _new(client, address="10.0.9.1")
+    assert refused.status_code == 503 and refused.get_json()["error"]
+    wait = int(refused.headers["Retry-After"])
+    assert 0 < wait <= FULL_WAIT_SECONDS
+    assert _get(client, keys[1], address="10.0.1.1").status_code == 200  # used: not the oldest any more
+    now[0] += wait
+    assert _new(client, address="10.0.9.1").status_code == 200
+    assert _get(client, keys[0], address="10.0.0.1").status_code == 404  # the least recently used made room
+    assert _get(client, keys[1], address="10.0.1.1").status_code == 200
+    assert _get(client, keys[2], address="10.0.2.1").status_code == 200
 
 
 def test_a_client_keeps_its_most_recent_matches():
@@ -136,6 +187,66 @@ def test_agent_moves_do_not_rebuild_the_history(monkeypatch):
         moves += state["actions"] - before
     assert moves > 100
     assert calls[0] == 0
+
+
+def test_a_deal_longer_than_the_table_plays_is_refused():
+    # 12 players and max_rounds 1000 made deals of 12,000 actions, where one search decision took seconds.
+    client = create_app().test_client()
+    reply = _new(client, variant="trade_barter", players=12, options={"max_rounds": "1000"})
+    assert reply.status_code == 400 and "max_rounds" in reply.get_json()["error"]
+    longest = MAX_DEAL_TURNS // 12
+    assert _new(client, variant="trade_barter", players=12, options={"max_rounds": str(longest)}).status_code == 200
+    assert _new(client, variant="trade_barter", players=12,
+                options={"max_rounds": str(longest + 1)}).status_code == 400
+
+
+class _TickingAgent(RandomAgent):
+    """An agent whose every decision takes ``seconds`` on the test's clock."""
+
+    now = [0.0]
+    seconds = 7.0
+
+    def act(self, view):
+        self.now[0] += self.seconds
+        return super().act(view)
+
+
+def _play_until_stopped(client, key, state, rng):
+    """The human's random legal actions until the match is over or stopped with an error."""
+    while not (state["over"] or state["error"]):
+        if state["thinking"]:
+            state = _in_thread(lambda: _get(client, key)).get_json()
+            continue
+        text = rng.choice(state["legal"])["text"]
+        state = _in_thread(lambda text=text: client.post(f"/api/matches/{key}/actions", json={"action": text},
+                                                         environ_base={"REMOTE_ADDR": "10.0.0.1"})).get_json()
+    return state
+
+
+def test_the_agents_thinking_in_one_match_is_bounded(monkeypatch):
+    # Opponents that never knock in a long deal once held the shared agent threads for minutes.
+    now = [0.0]
+    monkeypatch.setattr(_TickingAgent, "now", now)
+    monkeypatch.setitem(opponents.BUILT_IN, "random", opponents.BUILT_IN["random"]._replace(factory=_TickingAgent))
+    client = create_app(clock=lambda: now[0], agent_seconds=100).test_client()
+    created = _new(client, variant="pool", players=6, options={"deals": "until_out"}).get_json()
+    state = _play_until_stopped(client, created["id"], created["state"], random.Random(0))
+    assert state["error"] and not state["legal"]
+    assert now[0] <= 100 + _TickingAgent.seconds  # the decision that passed the budget is the last
+    assert _get(client, created["id"]).get_json()["error"] == state["error"]
+
+
+def test_a_deal_past_its_most_moves_ends_the_match(monkeypatch):
+    monkeypatch.setattr(session, "MAX_DEAL_ACTIONS", 8)
+    client = create_app().test_client()
+    created = _new(client, variant="widow", players=4, options={"max_rounds": "30"}).get_json()
+    key, state = created["id"], created["state"]
+    rng = random.Random(1)
+    while not (state["over"] or state["error"]):
+        choices = [a["text"] for a in state["legal"] if a["verb"] != "knock"] or [state["legal"][0]["text"]]
+        state = client.post(f"/api/matches/{key}/actions", json={"action": rng.choice(choices)},
+                            environ_base={"REMOTE_ADDR": "10.0.0.1"}).get_json()
+    assert state["error"] and state["actions"] <= 8 + 4  # a round past the limit at most
 
 
 def _long_replay(actions: int) -> dict:

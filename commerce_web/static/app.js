@@ -28,9 +28,16 @@ async function api(method, url, body) {
     method, headers: body ? { "Content-Type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
   });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `${response.status}`);
+  const text = await response.text();
+  let data = null;
+  try { data = JSON.parse(text); } catch (error) { data = null; }
+  if (!response.ok || data === null) throw new Error(clip((data && data.error) || text || `${response.status}`, 1000));
   return data;
+}
+
+// A text as a message quotes it: at most ``limit`` characters, saying how long it was.
+function clip(text, limit = 100) {
+  return text.length <= limit ? text : `${text.slice(0, limit - 20)}\u2026 (${text.length} characters)`;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -321,7 +328,7 @@ function fitOpponents(loud, adjust) {
   let problem = "";
   if (unknown) {
     const listed = info.models.map((m) => m.name).join(", ") || "none";
-    problem = `${unknown.name} is not a model of this server (its models: ${listed}).`;
+    problem = `${clip(unknown.name)} is not a model of this server (its models: ${listed}).`;
   } else if (foreign) {
     problem = `${foreign.name} plays ${TITLES[foreign.variant] || foreign.variant}, not ` +
       `${TITLES[variant] || variant}: choose its variant first.`;
@@ -332,7 +339,7 @@ function fitOpponents(loud, adjust) {
     if (adjust) {
       $("players").value = String(counts[0]);
       listOpponents();
-    } else problem = `${names[0]} plays with ${counts[0]} players, not ${$("players").value}.`;
+    } else problem = `${names[0]} plays with ${counts[0]} players, not ${clip($("players").value)}.`;
   }
   if (loud || !problem) $("setup-error").textContent = problem;
   return problem;
