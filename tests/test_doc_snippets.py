@@ -46,7 +46,7 @@ def scratch(tmp_path, monkeypatch):
 @pytest.mark.parametrize("page, line, code", BLOCKS,
                          ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _ in BLOCKS])
 def test_a_runnable_snippet_runs(page, line, code, scratch, capsys):
-    exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), {"__name__": "__snippet__"})
+    exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), {"__name__": "__main__"})  # as `python file.py`
 
 
 def test_every_marker_is_on_a_python_block():

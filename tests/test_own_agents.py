@@ -241,3 +241,19 @@ def test_a_module_agent_that_cannot_play_is_refused_naming_it(own, attribute, ar
 def test_a_module_that_is_not_there_is_named_with_where_it_is_looked_for(own):
     with pytest.raises(ValueError, match="no module 'nowhere_to_be_found'.*PYTHONPATH"):
         make_agent(ModuleSpec("nowhere_to_be_found:Agent"))
+
+
+def test_the_documented_agent_plays_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """docs/agents.md's first example, saved as my_agents.py, is the agent its commands name."""
+    from test_doc_snippets import ROOT, runnable_blocks
+
+    _, code = runnable_blocks((ROOT / "docs" / "agents.md").read_text())[0]
+    (tmp_path / "my_agents.py").write_text(code)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path), os.getcwd())])
+    monkeypatch.delitem(sys.modules, "my_agents", raising=False)
+    try:
+        assert main(["arena", "--agents", "my_agents:MyAgent,greedy", "--games", "12", "--no-progress"]) == 0
+    finally:
+        sys.modules.pop("my_agents", None)
+    assert "my_agents:MyAgent" in capsys.readouterr().out
