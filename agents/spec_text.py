@@ -11,7 +11,7 @@ from typing import Any
 # Arguments that widen what a loader trusts.  A spec is data (spec text, a config, a rules file, a web
 # request) and data cannot vouch for a file: these are Python keyword arguments of load_agent /
 # make_agent only, never read from a spec.
-TRUST_ARGUMENTS = frozenset({"trust_sb3_zip"})
+TRUST_ARGUMENTS = frozenset({"trust_sb3_zip", "allow_modules"})
 
 
 def refuse_trust_arguments(arguments: Mapping[str, Any], spec: Any) -> None:
@@ -19,6 +19,10 @@ def refuse_trust_arguments(arguments: Mapping[str, Any], spec: Any) -> None:
     any argument named ``trust...``): only code can trust a file, by calling
     ``load_agent(path, trust_sb3_zip=True)`` itself."""
     for key in arguments:
+        if key == "allow_modules":
+            raise ValueError(f"agent spec {spec!r}: the argument 'allow_modules' cannot be given in a spec (spec "
+                             "text, a config, a rules file or a web request cannot make the project import a "
+                             "module); allow a module on the command line with --allow-module")
         if isinstance(key, str) and (key in TRUST_ARGUMENTS or key.lower().startswith("trust")):
             raise ValueError(f"agent spec {spec!r}: the argument {key!r} cannot be given in a spec (spec text, "
                              "a config, a rules file or a web request cannot make the project unpickle); export "

@@ -5,12 +5,13 @@ single-agent env's opponents and the training config alike."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from .base import Agent, RandomAgent
 from .heuristics import ExpectedValueAgent, GreedyAgent
 from .module_agents import ModuleSpec, build, is_module_text, refusal
+from .module_agents import allow_modules as allow
 from .search import SearchAgent
 from .spec_text import (  # noqa: F401 - the text forms are part of this module's API
     TRUST_ARGUMENTS,
@@ -93,14 +94,17 @@ def check_spec(spec: Any) -> None:
                          "a model as model:<path> or <path>.json, or openspiel:<bot>")
 
 
-def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None = None, **kwargs: Any) -> Agent:
+def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None = None,
+               allow_modules: Collection[str] = (), **kwargs: Any) -> Agent:
     """An agent from a spec: a built-in name (``random``, ``greedy``, ``expected_value``,
     ``search``), a learned model (``model:<path>`` or ``<path>.json``, checked against
     ``variant`` and ``num_players`` when given), a mapping ``{"agent": spec, **arguments}``
     or its command-line text (``"search(worlds=96)"``, :func:`read_spec`), an
     :class:`Agent`, returned as it is, or a user's ``module:attribute`` as a
     :class:`~agents.module_agents.ModuleSpec` (a plain string of that form is refused: text
-    never imports a module)."""
+    never imports a module, unless the caller's ``allow_modules`` names its module)."""
+    if allow_modules:  # a keyword of the calling code, never read from a spec (spec_text.TRUST_ARGUMENTS)
+        spec = allow(spec, allow_modules)
     spec = read_spec(spec)
     if isinstance(spec, Agent):
         if kwargs:

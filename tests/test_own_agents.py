@@ -206,6 +206,19 @@ def test_a_plain_string_never_imports_a_module(own):
     assert not own.imported
 
 
+def test_only_the_calling_code_can_allow_a_module(own):
+    """``allow_modules`` is a keyword of make_agent's caller: a spec that carries it is refused."""
+    for spec in ({"agent": own.spec(), "allow_modules": [own.name]}, f"{own.spec()}(allow_modules=[{own.name}])"):
+        for check in (make_agent, check_spec):
+            with pytest.raises(ValueError, match="'allow_modules' cannot be given in a spec"):
+                check(spec)
+    with pytest.raises(ValueError, match=f"--allow-module {own.name}"):
+        make_agent(own.spec(), allow_modules=["other"])
+    assert not own.imported
+    sys.path.append(str(own.folder))
+    assert make_agent(own.spec("factory"), allow_modules=[own.name]).index == 2
+
+
 def test_the_permission_survives_pickling_and_a_config_writes_it_as_text():
     spec = allow_modules("my_agents:MyAgent", ["my_agents"])
     assert type(pickle.loads(pickle.dumps(spec))) is ModuleSpec
