@@ -241,7 +241,9 @@ def batched_agent(spec: Any, rules: Rules | None = None, num_players: int | None
     if spec == "greedy":
         return BatchedGreedy(**kwargs)
     name = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
-    if isinstance(spec, Agent) or name in UNBATCHABLE:
+    from .module_agents import ModuleSpec
+
+    if isinstance(spec, Agent | ModuleSpec) or name in UNBATCHABLE:  # a user's module agent: readable engine
         raise ValueError(f"opponent {name!r} has no batched form (it needs the readable engine's state); "
                          f"train against it with vec_env: dummy, or use random, greedy or model:<path>")
     raise ValueError(f"unknown opponent {spec!r}; batched opponents are random, greedy, model:<path> "

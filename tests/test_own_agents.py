@@ -198,6 +198,18 @@ def test_a_config_names_a_module_agent_only_when_the_command_line_allows_it(own,
     assert own.imported
 
 
+def test_a_batched_run_says_a_module_agent_needs_the_readable_engine(own):
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("numba")
+    from training.config import load_config
+
+    path = config_file(own, opponents={"pool": [own.spec()]}, training={"total_timesteps": 1024, "n_envs": 2,
+                                                                         "vec_env": "batch"})
+    sys.path.append(str(own.folder))
+    with pytest.raises(ValueError, match="no batched form.*vec_env: dummy"):
+        load_config(path, allow_modules=[own.name])
+
+
 def test_a_plain_string_never_imports_a_module(own):
     for spec in (own.spec(), {"agent": own.spec()}, f"{own.spec()}(index=1)"):
         for check in (make_agent, check_spec):
