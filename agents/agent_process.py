@@ -35,11 +35,9 @@ def die_with_parent() -> None:
             pass
 
 
-def serve(conn: Any, pickled_spec: bytes, allow_modules: tuple[str, ...] = ()) -> None:
-    """Build the agent from its pickled spec, then answer the arena until it stops.
-
-    ``allow_modules``: the modules a ``module:attribute`` spec may import (the command line's
-    ``--allow-module``; an agent object needs none)."""
+def serve(conn: Any, pickled_spec: bytes) -> None:
+    """Build the agent from its pickled spec, then answer the arena until it stops.  (A user's
+    ``module:attribute`` keeps its permission through pickling: :class:`agents.module_agents.ModuleSpec`.)"""
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)
     die_with_parent()
@@ -52,7 +50,7 @@ def serve(conn: Any, pickled_spec: bytes, allow_modules: tuple[str, ...] = ()) -
         if os.getppid() != parent:  # the keeper ended before the death signal was asked for
             return
         spec = pickle.loads(pickled_spec)  # the agent's own code, in its own process
-        agent = spec if isinstance(spec, Agent) else _build(make_agent, spec, allow_modules)
+        agent = spec if isinstance(spec, Agent) else make_agent(spec)
     except Exception as error:
         _send_error(conn, error)
         return
@@ -82,13 +80,6 @@ def serve(conn: Any, pickled_spec: bytes, allow_modules: tuple[str, ...] = ()) -
             _send_error(conn, error)
             continue
         conn.send_bytes(reply)
-
-
-def _build(make_agent: Any, spec: Any, allow_modules: tuple[str, ...]) -> Any:
-    """``make_agent(spec)``, letting it import ``allow_modules`` where it can."""
-    if allow_modules:
-        return make_agent(spec, allow_modules=allow_modules)
-    return make_agent(spec)
 
 
 def _action_reply(action: object) -> bytes:

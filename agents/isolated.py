@@ -65,12 +65,11 @@ class AgentProcesses:
 
     ``specs[a]`` is agent ``a``'s spec (a name, a mapping or an Agent object, which is pickled
     to its processes), ``copies[a]`` how many seats it holds, ``names[a]`` its name at the table.
-    ``time_limit``: seconds each decision may take (None: no limit).  ``allow_modules``: the
-    modules a ``module:attribute`` spec may import.  Close with :meth:`close` (the arena does,
-    however the run ends)."""
+    ``time_limit``: seconds each decision may take (None: no limit).  Close with :meth:`close`
+    (the arena does, however the run ends)."""
 
     def __init__(self, specs: Mapping[int, Any], copies: Mapping[int, int], names: Mapping[int, str],
-                 time_limit: float | None = None, allow_modules: tuple[str, ...] = ()):
+                 time_limit: float | None = None):
         time_limit = check_time_limit(time_limit)
         context = multiprocessing.get_context("spawn")
         self.agents: dict[int, list[RemoteAgent]] = {}
@@ -91,7 +90,7 @@ class AgentProcesses:
                     seats.append((a, copy, mine))
                     ends.append((theirs, pickled, f"commerce-agent-{a}-{copy}"))
             self._control, keeper_end = context.Pipe()
-            self._keeper = context.Process(target=keep, args=(keeper_end, ends, tuple(allow_modules)),
+            self._keeper = context.Process(target=keep, args=(keeper_end, ends),
                                            name="commerce-agent-keeper")
             self._keeper.start()
             keeper_end.close()

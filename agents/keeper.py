@@ -35,7 +35,7 @@ __all__ = ["children", "keep"]
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
-def keep(control: Any, seats: list[tuple[Any, bytes, str]], allow_modules: tuple[str, ...] = ()) -> None:
+def keep(control: Any, seats: list[tuple[Any, bytes, str]]) -> None:
     """Start one process per seat (its pipe to the arena, its pickled spec, a label), report their
     ids (``P`` and the ids, comma-separated), then answer the arena: ``X<i>`` asks seat ``i``'s exit
     code (``X`` and the code, or ``X?`` if it still runs); ``S`` or a closed pipe ends the run."""
@@ -45,7 +45,7 @@ def keep(control: Any, seats: list[tuple[Any, bytes, str]], allow_modules: tuple
     workers = []
     try:
         for conn, pickled_spec, label in seats:
-            worker = context.Process(target=serve, args=(conn, pickled_spec, allow_modules), daemon=True, name=label)
+            worker = context.Process(target=serve, args=(conn, pickled_spec), daemon=True, name=label)
             worker.start()
             conn.close()
             workers.append(worker)

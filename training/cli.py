@@ -24,6 +24,7 @@ COMMAND_HELP = {
     "train": "train MaskablePPO from a YAML config (configs/train/)",
     "demo": "train a small agent for a few minutes, then evaluate it in the arena",
     "export": "export a run's checkpoint as a safe model (no pickle)",
+    "exploit": "how much a learned best response gains against an agent (exploitability, a lower bound)",
     "bench": "speed and memory beside PettingZoo / RLCard peers (needs the bench extra)",
     "replay": "draw a saved game (commerce arena --save-games) as a GIF or MP4",
     "serve": "the web table: play in the browser against agents and models, watch replays",
