@@ -263,12 +263,17 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     crash = None
     runs = _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend, address,
                        batched, isolate, time_limit)
+    stopped: KeyboardInterrupt | None = None
     try:
         for group, played in runs:
             if isinstance(played, Crash):
                 crash = played
                 break
             results[group] = played
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM: the groups finished so far are kept, as after a crash
+        stopped = stop
+        crash = Crash(stop, {"agent": None, "seat": None, "group": len(results), "error": "Interrupted",
+                             "message": "the run was stopped (Ctrl-C or SIGTERM)", "traceback": ""})
     finally:
         runs.close()  # workers and the agents' processes stop now
     elapsed = time.perf_counter() - started
@@ -293,6 +298,9 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     result["warnings"] = sample_warnings(groups) + ([] if crash is None else [crash_warning(crash.report, groups)])
     if out_dir is not None:
         write_outputs(result, out_dir)
+    if stopped is not None:  # said, with the results kept, by whoever catches it (commerce arena)
+        stopped.arena_result = result
+        raise stopped
     return result
 
 
@@ -309,9 +317,11 @@ def sample_warnings(groups: int) -> list[str]:
 
 def crash_warning(crash: dict[str, Any], finished: int) -> str:
     """The line that reports a crash with the results of the ``finished`` groups."""
-    who = f"agent {crash['agent']!r} in seat {crash['seat']}" if crash["agent"] is not None else "the game"
     kept = (f"these results are of the {finished} group(s) finished before" if finished
             else "no group was finished before it")
+    if crash["error"] == "Interrupted":
+        return f"the run was stopped (Ctrl-C or SIGTERM) in duplicate group {crash['group']}; {kept}"
+    who = f"agent {crash['agent']!r} in seat {crash['seat']}" if crash["agent"] is not None else "the game"
     return (f"the run stopped in duplicate group {crash['group']}: {who} failed with {crash['error']}: "
             f"{crash['message']}; {kept}")
 

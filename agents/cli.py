@@ -105,6 +105,15 @@ def arena_command(args: argparse.Namespace) -> int:
     except AgentError as error:  # an agent failed before any duplicate group was finished
         print(f"commerce arena: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as stop:  # the `commerce` command says it stopped, and exits 130 or 143
+        kept = getattr(stop, "arena_result", None)
+        if kept is not None:
+            print(report_markdown(kept))
+            stop.stop_notes = [f"the results above are of the {kept['groups']} duplicate group(s) finished before"
+                               + (f"; written to {args.out}" if args.out else "")]
+        else:
+            stop.stop_notes = ["no duplicate group was finished"]
+        raise
     except (ValueError, TypeError) as error:
         crash = getattr(error, "arena_crash", None)
         if isinstance(crash, dict):  # not a bad argument: the run stopped before a group was finished
@@ -148,12 +157,14 @@ def play_command(args: argparse.Namespace, read=input, write=print) -> int:
 
 
 def _play(args: argparse.Namespace, read, write) -> int:
+    from commerce_env import guide
     from commerce_env.engine import new_game
+    from commerce_env.engine.actions import TEXT_CARDS
     from commerce_env.knowledge import masked
     from commerce_env.rules import make_rules
     from commerce_env.view import seat_view
 
-    from .human import HumanAgent, describe, fit
+    from .human import HumanAgent, fit
     from .specs import make_agent, short_label
 
     opponents = _agents(args.opponents)
@@ -171,7 +182,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
             seats.append(HumanAgent(read=read, write=write, names=names, news=False))  # moves are shown live
         else:
             seats.append(make_agent(opponents[k % len(opponents)], variant=rules.variant, num_players=players))
-            names[s] = f"player_{s} ({short_label(opponents[k % len(opponents)])})"
+            names[s] = f"{short_label(opponents[k % len(opponents)])} ({s})"  # as the web table names them
             k += 1
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     # The seat on your right deals first, so you are the eldest hand and act first (R3.1): with
@@ -180,14 +191,15 @@ def _play(args: argparse.Namespace, read, write) -> int:
     for s, agent in enumerate(seats):
         agent.reset(s, players, rules, seed + s)
     say = lambda text: write(fit(text))  # noqa: E731 - lines that fit the terminal
-    say(f"Commerce, {rules.variant}, {players} players, seed {seed}. You are seat {you}. "
+    say(f"{guide.variant_title(rules.variant)}, {players} players, seed {seed}. You are seat {you}. "
         "Type help or ? at your turn for the rules.")
+    say(guide.intro(game))
     deal = 0
     shown = 0
     while not game.over:
         if game.deals_dealt != deal and not game.shown:  # a new deal: its header before its moves
             deal = game.deals_dealt
-            say(f"--- Deal {deal}, dealt by {names[game.dealer]} ---")
+            say(f"--- {guide.deal_line(deal, names[game.dealer], game)} ---")
         seat = game.current_player
         action = int(seats[seat].act(seat_view(game, seat)))
         start = len(game.record)
@@ -196,15 +208,13 @@ def _play(args: argparse.Namespace, read, write) -> int:
         if seat != you:  # what you see of it (R11)
             _, kind, cards, _ = masked(game.record[start], game.seat_bits[you])
             to_you = kind == "give" and offer is not None and offer[0] == you
-            say(f"{names[seat]}: {describe(kind, cards, to_you)}")
+            say(guide.move_text(names[seat], kind, cards[:TEXT_CARDS.get(kind, 0)], to_you=to_you,
+                                table_name=game.table_name) + ".")
         showdowns = game.showdowns
         for showdown in showdowns[shown:]:  # R11: at the showdown all hands are shown
             _show(game, showdown, names, say)
         shown = len(showdowns)
-    losers = [names[s] for s in game.match_losers]
-    out = [names[s] for s in range(players) if game.out[s]]
-    say("Match over. Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns())))
-    say((f"Lost: {', '.join(losers)}." if losers else "Nobody lost.") + (f" Out: {', '.join(out)}." if out else ""))
+    say(guide.match_result(game, names))
     return 0
 
 
@@ -238,6 +248,7 @@ def _table_for(opponents: list, variant: str | None, players: int | None) -> tup
 
 def _show(game, showdown, names: list[str], say) -> None:
     """A showdown: every hand with its category, the winners, and what each won or paid."""
+    from commerce_env import guide
     from commerce_env.cards import format_cards
     money = game.plays_for_money  # R9: money apart from lives
     before, after = ((showdown.money_before, showdown.money_after) if money
@@ -246,13 +257,12 @@ def _show(game, showdown, names: list[str], say) -> None:
     for s, hand in enumerate(showdown.hands):
         if hand:
             change = after[s] - before[s]
-            say(f"  {names[s]}: {format_cards(hand)} ({showdown.categories[s]})"
+            say(f"  {names[s]}: {format_cards(hand)} ({guide.category_text(showdown.categories[s], hand, game.rules)})"
                 + (f"  {change:+d}" if change else "") + ("  WINS" if s in showdown.winners else ""))
     winners = " and ".join(names[w] for w in showdown.winners)
     unit = "money" if money else "lives" if game.rules.has_lives else "counters"
     now = showdown.money_after if money else showdown.counters_after
-    category = showdown.categories[showdown.winners[0]]
-    best = "no combination" if category == "none" else f"a{'n' if category[0] in 'aeiou' else ''} {category}"
+    best = guide.with_category(showdown.categories[showdown.winners[0]])
     plural = len(showdown.winners) > 1 or names[showdown.winners[0]] == "you"
-    say(f"{winners} {'win' if plural else 'wins'} with {best}."
+    say(f"{winners} {'win' if plural else 'wins'} {best}."
         f" {unit.capitalize()} now: " + ", ".join(f"{names[s]} {now[s]}" for s in range(game.num_players)))

@@ -117,14 +117,42 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C raises KeyboardInterrupt: one way to stop cleanly."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand.  Ctrl-C (SIGINT) and SIGTERM stop it cleanly: the command saves what it
+    has (it notes what in the exception's ``stop_notes``), one or two lines say so, and the exit
+    status is 130 or 143, without a traceback."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the subcommand's own error, with its usage (argparse would show the top-level one)
         subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         subparsers.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    return args.func(args)
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt as stop:
+        how = "SIGTERM" if isinstance(stop, Terminated) else "Ctrl-C"
+        notes = getattr(stop, "stop_notes", None) or ["nothing was saved"]
+        print(f"\ncommerce {args.command}: stopped ({how}); " + notes[0], file=sys.stderr)
+        for note in notes[1:]:
+            print(f"  {note}", file=sys.stderr)
+        return 143 if isinstance(stop, Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ def _train(args: argparse.Namespace) -> int:
         overrides.setdefault("training", {})["progress_bar"] = False
     if args.seed is not None:
         overrides["seed"] = args.seed
+    config = None
     try:
         config = load_config(args.config, overrides, allowed_modules(args))
         if config.backend == "rllib":
@@ -90,8 +91,24 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:
+        if config is not None:
+            stop.stop_notes = stopped_notes(stop, config, f"commerce train --config {shlex.quote(args.config)}"
+                                            + (f" --output {shlex.quote(args.output)}" if args.output else ""))
+        raise
     print(next_steps(config))
     return 0
+
+
+def stopped_notes(stop: KeyboardInterrupt, config: TrainConfig | RLlibConfig, command: str) -> list[str]:
+    """What a stopped run saved, and how to go on from it."""
+    out = Path(config.output)
+    steps = getattr(stop, "checkpoint_steps", None)
+    if steps is None:
+        return ["no checkpoint was written at the stop" + (f"; the last one is in {out / 'checkpoints'}"
+                                                            if (out / "checkpoints").is_dir() else "")]
+    return [f"a checkpoint at {steps:,} steps is saved in {out / 'checkpoints'}",
+            f"go on with: {command} --resume", f"or export it: commerce export --run {out} --out <folder>"]
 
 
 def next_steps(config: TrainConfig | RLlibConfig) -> str:
@@ -118,6 +135,7 @@ def _demo(args: argparse.Namespace) -> int:
     from .train import train
 
     overrides = {"output": args.output, "training": {"time_limit_minutes": args.minutes}}
+    config = None
     try:
         config = load_config(args.config, overrides, allowed_modules(args))
         out = Path(config.output)
@@ -128,6 +146,11 @@ def _demo(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"commerce demo: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:
+        if config is not None:
+            stop.stop_notes = stopped_notes(stop, config, f"commerce train --config {shlex.quote(args.config)} "
+                                            f"--output {shlex.quote(args.output)}")
+        raise
     print("\n" + next_steps(config))
     return 0
 

@@ -21,6 +21,8 @@ The run folder (``output`` in the config) holds:
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -247,6 +249,11 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=not resume,
                         tb_log_name="ppo")
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: a checkpoint at the stop, so --resume loses nothing
+        with _signals_ignored():
+            save_checkpoint(model, run, clock.saved())
+        stop.checkpoint_steps = int(model.num_timesteps)
+        raise
     finally:
         run.record_tree("tb")  # TensorBoard's files are the run's, even when it is interrupted
     save_checkpoint(model, run, clock.saved())
@@ -256,6 +263,23 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
     if not quiet:
         print("\n".join(report["summary"]))
     return report
+
+
+@contextmanager
+def _signals_ignored() -> Iterator[None]:
+    """A block that a second Ctrl-C or SIGTERM does not cut short (a checkpoint being written)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread takes signals
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool = False) -> dict[str, Any]:
