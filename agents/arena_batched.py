@@ -32,6 +32,7 @@ import numpy as np
 
 from commerce_env.cards import make_pack
 from commerce_env.engine.base import Game
+from commerce_env.engine.determinize import NoConsistentDealError
 from commerce_env.engine.shuffle import shuffled
 from commerce_env.rules import Rules
 
@@ -314,11 +315,14 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
                 if action is None:
                     default = search.default_action(view, deferred=True)
                     include = rolled_out(default)
-                    if search.batched_rollouts(view) is None or not _fits(search, view, include):
-                        action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
-                    else:
-                        plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
-                        waiting.append((k, seat, search, default))
+                    try:
+                        if search.batched_rollouts(view) is None or not _fits(search, view, include):
+                            action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
+                        else:
+                            plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
+                            waiting.append((k, seat, search, default))
+                    except NoConsistentDealError:  # as SearchAgent.act: no world found in time
+                        action = search.fallback_action(view)
             actions.append(action)
         for (k, seat, search, default), results in zip(waiting, rollouts.run(plans), strict=True):
             with _named(playing[k], seat, names[playing[k].seats[seat]]):

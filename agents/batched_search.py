@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from commerce_env.engine.base import Game
+from commerce_env.engine.determinize import TIME_LIMIT
 from commerce_env.rules import UNTIL_OUT, Rules
 from commerce_env.vector import BatchEngine, access
 from commerce_env.view import SeatView
@@ -116,12 +117,14 @@ class BatchedRollouts:
                                                       wait_for_packs=True)
         return engine
 
-    def sample(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray | list[Game]:
+    def sample(self, view: SeatView, rng: random.Random, count: int,
+               time_limit: float | None = TIME_LIMIT) -> np.ndarray | list[Game]:
         """The worlds ``view.sample_worlds(rng, count)`` gives, drawn alike, as rows of the
-        engine that rolls them out (:meth:`commerce_env.vector.BatchEngine.sample_rows`)."""
+        engine that rolls them out (:meth:`commerce_env.vector.BatchEngine.sample_rows`);
+        ``NoConsistentDealError`` where a re-deal finds none within ``time_limit`` seconds."""
         if view.deals_own_worlds():  # a view that deals its worlds its own way: readable games, loaded
             return view.sample_worlds(rng, count)
-        return self.engine(view.rules, view.num_players, 1).sample_rows(view, rng, count)
+        return self.engine(view.rules, view.num_players, 1).sample_rows(view, rng, count, time_limit)
 
     def run(self, decisions: Sequence[Rollouts]) -> list[dict[int, np.ndarray]]:
         """Each decision's result of each action in each world (an array per action, the

@@ -9,6 +9,8 @@ mean result; with blind trades it keeps the expected-value agent's choice
 unless another action is clearly better.  All actions are scored on the same
 worlds (common random numbers), so their differences are much less noisy than
 their values.  The budget is a number of worlds per decision, or milliseconds.
+Where no world consistent with the view is found in time (some very long deals,
+``NoConsistentDealError``) it plays the expected-value agent's choice instead.
 
 Where the rollouts run is ``engine``: ``"batched"`` (the default) plays every
 world and action of a decision together on the batched engine
@@ -23,13 +25,15 @@ import math
 import random
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
+from itertools import islice
 
 import numpy as np
 
 from commerce_env.engine.actions import EXCHANGE
 from commerce_env.engine.base import HORSE, Game
+from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
 
@@ -88,6 +92,18 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
     return deal_value(world, seat) - start
 
 
+def sampled_worlds(view: SeatView, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> Iterator[Game]:
+    """The worlds of ``view.sample_worlds(rng, count)``, drawn alike, one after another for as long
+    as wanted, each re-deal giving up after ``time_limit`` seconds (``NoConsistentDealError``)."""
+    if view.deals_own_worlds():  # a view that deals its worlds its own way
+        while True:
+            yield view.sample_world(rng)
+    sampler = view.deal_sampler()  # worked out once for all the worlds
+    while True:
+        world_rng = random.Random(rng.getrandbits(64))  # later deals, as sample_worlds draws them
+        yield view.world_of(sampler.sample(rng, time_limit), world_rng)
+
+
 class SearchAgent(Agent):
     """Determinized Monte Carlo with greedy rollouts; ``worlds`` (at most :data:`MAX_WORLDS`)
     or ``ms`` (at most :data:`MAX_MS`) per decision; the rollouts run on the batched engine, or
@@ -101,13 +117,17 @@ class SearchAgent(Agent):
     Sails), where greedy rollouts are the weakest model of the other players,
     and not with a face-up table, where the plain search measured better
     (docs/agents.md).
+
+    A re-deal of the hidden cards that finds no consistent world within
+    ``redeal_ms`` milliseconds gives up (some very long deals); the decision is
+    then the expected-value agent's (:meth:`fallback_action`).
     """
 
     name = "search"
 
     def __init__(self, worlds: int = 24, ms: float | None = None, rollout_quantile: float | None = None,
                  barter: bool = True, prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
-                 seed: int | None = None, engine: str = "batched"):
+                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
         self.worlds = number_argument("worlds", worlds, 1, MAX_WORLDS, whole=True)
         self.ms = None if ms is None else number_argument("ms", ms, 0, MAX_MS, above_low=True)
         # A hand has 3 cards and the table 3: at most 9 exchanges to choose among (R6.3, R8.2).
@@ -124,6 +144,8 @@ class SearchAgent(Agent):
         if not isinstance(engine, str) or engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         self.engine = engine
+        self.redeal_ms = number_argument("redeal_ms", redeal_ms, 0, MAX_MS, above_low=True)
+        self.fallbacks = 0  # decisions played by fallback_action
         self._rollouts = None  # agents.batched_search.BatchedRollouts, made at the first batched decision
         self._refusals: dict[tuple, str | None] = {}  # (rules, players): why the batched engine cannot serve
         self.last_values: dict[int, float] = {}  # action -> mean result at the last decision
@@ -203,14 +225,17 @@ class SearchAgent(Agent):
         count = self.worlds if worlds is None else worlds
         rng = self.rng if rng is None else rng
         rollouts = self.batched_rollouts(view)
-        sampled = view.sample_worlds(rng, count) if rollouts is None else rollouts.sample(view, rng, count)
+        limit = self.redeal_ms / 1000.0
+        sampled = (list(islice(sampled_worlds(view, rng, limit), count)) if rollouts is None
+                   else rollouts.sample(view, rng, count, limit))
         return Rollouts(view, sampled, self.rollout_actions(view, include) if actions is None else actions,
                         self.rollout_threshold(view), self.barter)
 
     def evaluate(self, view: SeatView, include: tuple[int, ...] = (),
                  rng: random.Random | None = None) -> dict[int, np.ndarray]:
         """Each candidate action's (and each of ``include``'s) result in each world sampled with
-        ``rng`` (default the agent's; rows share worlds)."""
+        ``rng`` (default the agent's; rows share worlds).  ``NoConsistentDealError`` where a world
+        is not found within ``redeal_ms``."""
         deadline = None if self.ms is None else time.perf_counter() + self.ms / 1000.0
         rng = self.rng if rng is None else rng
         rollouts = self.batched_rollouts(view)
@@ -221,8 +246,9 @@ class SearchAgent(Agent):
         threshold = self.rollout_threshold(view)
         value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
+        worlds = sampled_worlds(view, rng, self.redeal_ms / 1000.0)
         while True:
-            world = view.sample_world(rng)
+            world = next(worlds)
             for action in legal:
                 results[action].append(rollout(world.clone(), view.seat, threshold, value, action, self.barter))
             if deadline is None:
@@ -296,12 +322,24 @@ class SearchAgent(Agent):
         gain = best - other
         return len(gain) > 1 and gain.mean() > self.margin * gain.std(ddof=1) / np.sqrt(len(gain))
 
+    def fallback_action(self, view: SeatView) -> int:
+        """The action where no world consistent with the view was found within ``redeal_ms``
+        (``NoConsistentDealError``, some very long deals): the expected-value agent's, which
+        needs no re-deal (docs/agents.md); counted in :attr:`fallbacks`."""
+        self.fallbacks += 1
+        self.last_values = {}
+        return self.prior.act(view)
+
     def act(self, view: SeatView) -> int:
         action = self.immediate_action(view)
         if action is not None:
             return action
         default = self.default_action(view, deferred=True)
-        return self.choose(self.evaluate(view, rolled_out(default)), default)
+        try:
+            results = self.evaluate(view, rolled_out(default))
+        except NoConsistentDealError:
+            return self.fallback_action(view)
+        return self.choose(results, default)
 
 
 def rolled_out(default: int | Callable[[], int] | None) -> tuple[int, ...]:

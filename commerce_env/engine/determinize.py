@@ -36,14 +36,22 @@ The samples are consistent, not exactly uniform over everything consistent
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Sequence
+from numbers import Real
 from typing import NamedTuple
+
+import numpy as np
 
 from ..cards import CARDS
 from ..hands import is_ship
 from .base import DEAL, SHOW
 from .hidden_moves import (
+    Needs,
+    NoConsistentDealError,
+    OutOfTime,
     World,
     constraints,
     first_world,
@@ -54,10 +62,24 @@ from .hidden_moves import (
 )
 from .hidden_needs import hidden_needs
 
-__all__ = ["DealSampler", "Places", "SampledDeal", "ShufflePlan"]
+__all__ = ["TIME_LIMIT", "DealSampler", "NoConsistentDealError", "Places", "SampledDeal", "ShufflePlan"]
 
 MAX_ATTEMPTS = 1000  # hidden choices drawn before giving up (reached only in some very long deals: docs/agents.md)
 FILL_ATTEMPTS = 20  # My Ship Sails: fillings tried for one set of hidden choices
+TIME_LIMIT = 1.0
+"""Seconds one re-deal may search before it gives up (:class:`NoConsistentDealError`): a consistent
+re-deal is found in milliseconds, but in some very long deals none is found at all, and without
+a bound the search would try :data:`MAX_ATTEMPTS` times, minutes in Python (docs/agents.md)."""
+
+
+def check_time_limit(time_limit: object) -> float:
+    """``time_limit`` in seconds as a float (``None``: no limit, ``math.inf``), or ``ValueError`` naming it."""
+    if time_limit is None:
+        return math.inf
+    if (isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, Real)
+            or math.isnan(time_limit) or time_limit <= 0):
+        raise ValueError(f"time_limit must be a number of seconds above 0 or None, got {time_limit!r}")
+    return float(time_limit)
 
 
 class SampledDeal(NamedTuple):
@@ -102,7 +124,9 @@ class DealSampler:
     (R5.3); ``ship`` My Ship Sails' rule that a flush ends the deal (R7.3);
     ``deck`` every card of the pack.  What depends only on the record (the
     replay steps, the constraints, the first positions, and where no hidden
-    choice is left to chance the searched positions themselves) is worked out once.
+    choice is left to chance the searched positions themselves) is worked out once;
+    the constraints and needs at the first sample, within its time limit (in the
+    longest deals they take seconds: :meth:`prepare`).
     """
 
     def __init__(self, deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
@@ -112,31 +136,69 @@ class DealSampler:
         self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
         self.first = first_world(deal[0][2], order, table_size, ship)
         self.steps = replay_steps(deal)
-        stock = stock_moves(self.steps, len(self.first.stock), bottom)
+        self._stock = stock_moves(self.steps, len(self.first.stock), bottom)
         if bottom:
-            self.steps = mark_discards_seen_again(self.steps, seat, stock.drawn)
-        self.allowed = constraints(self.steps, seat, stock.drawn if bottom else None)
-        self.needs = hidden_needs(self.steps, seat, self.first, self.allowed, bottom, stock)
+            self.steps = mark_discards_seen_again(self.steps, seat, self._stock.drawn)
+        self._allowed: dict[int, dict[int, frozenset]] | None = None  # constraints(), made by prepare()
+        self._needs: Needs | None = None  # hidden_needs(), made by prepare()
         self._searched: World | None = None  # the search's answer where it drew nothing at random
 
-    def sample(self, rng: random.Random) -> SampledDeal:
-        """One re-deal, drawn with ``rng``."""
-        return _fill(self._placed(rng), self.deal)
+    def prepare(self, time_limit: float | None = None) -> None:
+        """Work out the constraints (:attr:`allowed`) and the needs (:attr:`needs`), once;
+        :class:`NoConsistentDealError` if that takes longer than ``time_limit`` seconds
+        (nothing kept: a later call starts again)."""
+        start = time.perf_counter()
+        self._prepare(start, start + check_time_limit(time_limit))
 
-    def sample_places(self, rng: random.Random) -> Places:
+    def _prepare(self, start: float, deadline: float) -> None:
+        if self._needs is not None:
+            return
+        stock = self._stock
+        try:
+            allowed = constraints(self.steps, self.seat, stock.drawn if self.bottom else None, deadline)
+            self._needs = hidden_needs(self.steps, self.seat, self.first, allowed, self.bottom, stock, deadline)
+        except OutOfTime:
+            raise NoConsistentDealError(0, time.perf_counter() - start) from None
+        self._allowed = allowed
+
+    @property
+    def allowed(self) -> dict[int, dict[int, frozenset]]:
+        """Where each card the seat will see again may be before each step (``hidden_moves.constraints``)."""
+        self.prepare()
+        return self._allowed
+
+    @property
+    def needs(self) -> Needs:
+        """What the hands must hold before each step (``hidden_needs.hidden_needs``)."""
+        self.prepare()
+        return self._needs
+
+    def sample(self, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> SampledDeal:
+        """One re-deal, drawn with ``rng``; :class:`NoConsistentDealError` if none is found within
+        ``time_limit`` seconds (``None``: only :data:`MAX_ATTEMPTS` bounds it).  Where one is
+        found the limit changes nothing: the same re-deal, the same numbers drawn."""
+        return _fill(self._placed(rng, check_time_limit(time_limit)), self.deal)
+
+    def sample_places(self, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> Places:
         """Where :meth:`sample` would put every card, drawn alike, without the deal's record."""
-        return _places(self._placed(rng))
+        return _places(self._placed(rng, check_time_limit(time_limit)))
 
-    def _placed(self, rng: random.Random) -> World:
-        for _ in range(MAX_ATTEMPTS):
-            world = self._search(rng)
+    def _placed(self, rng: random.Random, time_limit: float) -> World:
+        start = time.perf_counter()
+        deadline, attempts = start + time_limit, 0
+        self._prepare(start, deadline)
+        while attempts < MAX_ATTEMPTS:
+            attempts += 1
+            world = self._search(rng, deadline)
             for _ in range(FILL_ATTEMPTS if world is not None else 0):
                 written = _write_unseen(world, self.deck, rng)
                 if written:
                     return world
                 if written is None:  # the cards already written make a flush: choose again
                     break
-        raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")  # pragma: no cover
+            if time.perf_counter() >= deadline:
+                break
+        raise NoConsistentDealError(attempts, time.perf_counter() - start)
 
     @property
     def searched(self) -> World | None:
@@ -156,11 +218,11 @@ class DealSampler:
         return ShufflePlan(_places(world.copy()), [item for item in range(len(self.deck)) if item not in card_of],
                            sorted(card for card in self.deck if card not in world.item_of))
 
-    def _search(self, rng: random.Random) -> World | None:
+    def _search(self, rng: random.Random, deadline: float) -> World | None:
         if self._searched is not None:
             return self._searched.copy()
-        world, drawn = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self.allowed,
-                              self.needs)
+        world, drawn = search(self.steps, self.first.copy(), self.seat, self.bottom, rng, self._allowed,
+                              self._needs, deadline)
         if world is not None and not drawn:  # every choice was forced: the same answer every time
             self._searched = world.copy()
         return world

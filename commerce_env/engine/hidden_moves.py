@@ -9,12 +9,36 @@ a flush of the past in My Ship Sails (R7.3).  :mod:`.determinize` places the car
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..hands import is_ship
 from .base import SHOW
+
+
+class NoConsistentDealError(RuntimeError):
+    """No re-deal consistent with the seat's record was found within the time limit or the
+    attempts allowed (some very long deals, docs/agents.md); the search agent then plays its
+    fallback.  ``attempts`` and ``seconds`` say how far it went (0 attempts: the time ran out
+    while the deal's constraints were still being worked out)."""
+
+    def __init__(self, attempts: int, seconds: float):
+        super().__init__(f"no consistent deal found in {attempts} attempts ({seconds:.2f} s)")
+        self.attempts, self.seconds = attempts, seconds
+
+
+class OutOfTime(Exception):  # noqa: N818 - a signal between these modules, never seen outside
+    """The deadline passed while the constraints or the needs were being worked out."""
+
+
+def check_clock(deadline: float) -> None:
+    """:class:`OutOfTime` once ``time.perf_counter()`` has passed ``deadline``."""
+    if time.perf_counter() >= deadline:
+        raise OutOfTime
+
 
 # Step kinds of the replay.
 _READY_MONEY, _OFFER, _GIVE, _EXCHANGE, _TAKE_WIDOW, _KEEP_HAND, _SHOW, _NOTHING = range(8)
@@ -151,8 +175,8 @@ def on_stock(source: int) -> tuple[str, int]:
     return ("stock", source)
 
 
-def constraints(steps: list[tuple], seat: int,
-                sources: dict[int, int] | None = None) -> dict[int, dict[int, set[Place]]]:
+def constraints(steps: list[tuple], seat: int, sources: dict[int, int] | None = None,
+                deadline: float = math.inf) -> dict[int, dict[int, frozenset[Place]]]:
     """Where each card the seat saw, gave away and will see again may be before each step.
 
     A card that left ``seat``'s hand (given, or discarded) and later comes back
@@ -165,7 +189,7 @@ def constraints(steps: list[tuple], seat: int,
     ``StockMoves.drawn``) a card under the stock is followed in its place in
     the queue, and ``_STOCK`` before a step means: in the place its ready money
     makes; otherwise the stock holds only cards dealt there and ``_DISCARDS`` is
-    the face-down discards (R5.3).
+    the face-down discards (R5.3).  :class:`OutOfTime` once ``deadline`` passes.
     """
     left: dict[int, int] = {}  # card -> step at which it left the seat's hand
     sightings = []  # (card, place before the step, step, step it left)
@@ -184,48 +208,59 @@ def constraints(steps: list[tuple], seat: int,
             left[gone] = j
             if back in left:
                 sightings.append((back, source, j, left.pop(back)))
-    allowed: dict[int, dict[int, set[Place]]] = {}
+    allowed: dict[int, dict[int, frozenset[Place]]] = {}
     for card, place, sighted, gone in sightings:
-        places = {place}
+        check_clock(deadline)
+        # The places, kept as two sets: seats and piles, and the places on the stock by what put
+        # the card there (``on_stock``); a set is replaced, never changed, so steps share them.
+        held = frozenset(() if isinstance(place, tuple) else (place,))
+        queue = frozenset((place[1],) if isinstance(place, tuple) else ())
+        read = _Read(sources)
         table = allowed.setdefault(card, {})
-        table[sighted] = _as_read(places, sighted, sources)
+        table[sighted] = read(held, queue, sighted)
         for j in range(sighted - 1, gone, -1):
             step = steps[j]
             code, actor = step[0], step[1]
             if code == _READY_MONEY and sources is not None:  # R5.3: under the stock, drawn in turn
-                before = places - {on_stock(j)}  # the card discarded at j was his, or, the seat's, not this one
-                if actor != seat and on_stock(j) in places:
-                    before.add(actor)
-                if actor != seat and actor in places and sources[j] >= 0:
-                    before.add(on_stock(sources[j]))  # he drew it
-                places = before
+                drew = actor != seat and actor in held and sources[j] >= 0  # he drew it
+                if j in queue:  # the card discarded at j was his, or, the seat's, not this one
+                    queue = queue - {j}
+                    if actor != seat:
+                        held = held | {actor}
+                if drew:
+                    queue = queue | {sources[j]}
             elif code == _READY_MONEY and actor != seat:
-                before = set(places)
-                if _DISCARDS in places:
-                    before.add(actor)
-                if actor in places:
-                    before.add(_STOCK)
-                places = before
+                discarded, drawn = _DISCARDS in held, actor in held
+                if discarded:
+                    held = held | {actor}
+                if drawn:
+                    held = held | {_STOCK}
             elif code == _GIVE and seat not in (actor, step[3]):
-                before = set(places)
-                if actor in places:
-                    before.add(step[3])
-                if step[3] in places:
-                    before.add(actor)
-                places = before
-            table[j] = _as_read(places, j, sources)
+                gave, took = actor in held, step[3] in held
+                if gave:
+                    held = held | {step[3]}
+                if took:
+                    held = held | {actor}
+            table[j] = read(held, queue, j)
     return allowed
 
 
-def _as_read(places: set[Place], step: int, sources: dict[int, int] | None) -> set[Place]:
-    """``places`` before ``step`` as :func:`_choices` reads them: under ``discard: bottom`` the queue's
-    places become ``_STOCK`` for the one the ready money of the step before makes, else nothing."""
-    if sources is None:
-        return places
-    read = {place for place in places if not isinstance(place, tuple)}
-    if on_stock(step - 1) in places:
-        read.add(_STOCK)
-    return read
+class _Read:
+    """The places before a step as :func:`_choices` reads them: the seats and piles, and under
+    ``discard: bottom`` ``_STOCK`` too if the card may be the one the ready money of the step
+    before puts under the stock (the other places on the stock are not read)."""
+
+    def __init__(self, sources: dict[int, int] | None):
+        self.bottom = sources is not None
+        self.held: frozenset | None = None
+        self.with_stock: frozenset = frozenset()
+
+    def __call__(self, held: frozenset, queue: frozenset, step: int) -> frozenset:
+        if not self.bottom or step - 1 not in queue:
+            return held
+        if held is not self.held:
+            self.held, self.with_stock = held, held | {_STOCK}
+        return self.with_stock
 
 
 _OFFERED = -3  # the card on offer (R5.4, R7.2): a place for the needs (:mod:`.hidden_needs`)
@@ -240,20 +275,26 @@ positions whose card is not written, or not among the bits of ``barred`` (:mod:`
 
 def _supplied(world: World, needs: list[Need]) -> bool:
     """Whether ``world`` holds the positions ``needs`` asks of it (:data:`Needs`)."""
-    card_of = world.card_of
+    card_of, hands = world.card_of, world.hands
     for places, wanted, barred, stock in needs:
-        items = [item for k, item in enumerate(world.stock) if stock >> k & 1] if stock else []
-        for place in places:
-            if place == _OFFERED:  # the card on offer, still in its owner's hand: counted once
-                if world.offer is not None and world.offer_seat not in places:
-                    items.append(world.offer)
-            else:
-                items += world.hands[place]
         have = 0
-        for item in items:
-            card = card_of.get(item)
-            if card is None or not barred >> card & 1:
-                have += 1
+        if stock:
+            for k, item in enumerate(world.stock):
+                if stock >> k & 1 and (card_of.get(item) is None or not barred >> card_of[item] & 1):
+                    have += 1
+        for place in places:
+            if have >= wanted:  # enough: most needs ask for one
+                break
+            if place == _OFFERED:  # the card on offer, still in its owner's hand: counted once
+                if world.offer is None or world.offer_seat in places:
+                    continue
+                items = (world.offer,)
+            else:
+                items = hands[place]
+            for item in items:
+                card = card_of.get(item)
+                if card is None or not barred >> card & 1:
+                    have += 1
         if have < wanted:
             return False
     return True
@@ -401,18 +442,26 @@ def _past_flush(world: World, item: int) -> bool:
     return False
 
 
+CLOCK_EVERY = 64
+"""The search looks at the clock once in this many tries."""
+
+
 def search(steps: list[tuple], world: World, seat: int, bottom: bool, rng: random.Random,
-            allowed: dict[int, dict[int, set[int]]], needs: Needs) -> tuple[World | None, bool]:
+           allowed: dict[int, dict[int, set[int]]], needs: Needs,
+           deadline: float = math.inf) -> tuple[World | None, bool]:
     """Depth-first search for hidden choices consistent with everything ``seat`` saw
     (``allowed``: :func:`constraints`; ``needs``: :mod:`.hidden_needs`), and whether a choice
     among several was drawn from ``rng`` (if not, every search of this deal gives the same answer).
 
-    ``None`` if a budget of tries runs out (the caller starts again with new draws).
+    ``None`` if a budget of tries runs out (the caller starts again with new draws), or
+    ``time.perf_counter()`` passes ``deadline``.
     """
     drawn = False
     budget = 5 * (len(steps) + 1) + 100  # small: fresh random draws beat long backtracking
     stack: list[tuple[int, World, list]] = [(0, world, None)]
     while stack and budget:
+        if budget % CLOCK_EVERY == 0 and time.perf_counter() >= deadline:
+            return None, drawn
         index, current, options = stack[-1]
         if index == len(steps):
             return current, drawn

@@ -21,6 +21,8 @@ found by going backwards over the barters and draws between, as
 
 from __future__ import annotations
 
+import math
+
 from .hidden_moves import (
     _GIVE,
     _OFFER,
@@ -31,6 +33,7 @@ from .hidden_moves import (
     Needs,
     StockMoves,
     World,
+    check_clock,
     destination,
     on_stock,
 )
@@ -91,21 +94,22 @@ def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int
     places = frozenset((player,))
     yield step, places
     for j in range(step - 1, -1, -1):
-        code, actor = steps[j][0], steps[j][1]
+        code, actor, before = steps[j][0], steps[j][1], places  # a set is replaced only where it changes
         if code == _READY_MONEY:  # R5.3: he discards one, face down, and draws the top of the stock
-            discard, after = on_stock(j), places
-            if discard in after and actor == seat:  # under the stock (discard: bottom): a card the seat knows
+            discard = on_stock(j)
+            discarded, drew = discard in places, actor != seat and actor in places
+            if discarded and actor == seat:  # under the stock (discard: bottom): a card the seat knows
                 return  # it may serve, and is not followed
-            places = after - {discard}
-            if discard in after:
-                places = places | {actor}
-            if actor != seat and actor in after:
+            if discarded:
+                places = (places - {discard}) | {actor}
+            if drew:
                 places = places | {on_stock(stock.drawn[j])}
         elif code == _GIVE and seat not in (actor, steps[j][3]):  # the giver receives the card on offer
             trader = steps[j][3]
-            if actor in places:
+            gave, took = actor in places, trader in places
+            if gave:
                 places = places | {_OFFERED}
-            if trader in places:
+            if took:
                 places = places | {actor}
         elif code == _GIVE:  # a barter with the seat: the other receives a card the seat knows
             other, card = (steps[j][3], steps[j][2]) if actor == seat else (actor, steps[j][4])
@@ -113,14 +117,16 @@ def _back(steps: list[tuple], seat: int, player: int, step: int, others: set[int
                 return  # it may serve
         elif code == _OFFER and _OFFERED in places:
             places = (places - {_OFFERED}) | {actor}
-        if others <= places if others is not None else any(isinstance(place, tuple) for place in places):
+        if ((places is not before or j == step - 1)  # else as at the step after, where it went on
+                and (others <= places if others is not None else any(isinstance(place, tuple) for place in places))):
             return
         yield j, places
 
 
 def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int, dict[int, set[int]]],
-                 bottom: bool, stock: StockMoves) -> Needs:
-    """The needs before each step (see the module docstring; ``stock``: the stock's moves).
+                 bottom: bool, stock: StockMoves, deadline: float = math.inf) -> Needs:
+    """The needs before each step (see the module docstring; ``stock``: the stock's moves;
+    ``OutOfTime`` once ``deadline`` passes).
 
     A sighting of a card the seat has not seen needs an unwritten position in
     the shower's hand, and writes on it: every set of places must hold at least
@@ -130,6 +136,7 @@ def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int,
     others = {place for place in first.hands if place != seat}
     shown: dict[int, list[frozenset]] = {}
     for player, sighted in _sightings(steps, seat, first, bottom):  # counted together: not stopped at every hand
+        check_clock(deadline)
         for j, places in _back(steps, seat, player, sighted, None, stock):
             shown.setdefault(j, []).append(places)
     needs: dict[int, list[tuple[frozenset, int, int]]] = {
@@ -137,20 +144,39 @@ def hidden_needs(steps: list[tuple], seat: int, first: World, allowed: dict[int,
         for j, group in shown.items()}
     moves: dict[int, dict[tuple[frozenset, int, int], None]] = {}
     for player, moved, barred in _hidden_moves(steps, seat, allowed, bottom):
+        check_clock(deadline)
         for j, places in _back(steps, seat, player, moved, others, stock, barred):
             if j < moved:  # at the move itself its choices say so
                 moves.setdefault(j, {})[places, 1, barred] = None
     for j, group in moves.items():
         needs.setdefault(j, []).extend(group)
-    return {j: [_on_the_stock(places, wanted, barred, stock.before[j]) for places, wanted, barred in group]
-            for j, group in needs.items()}
+    out: Needs = {}
+    splits: dict[frozenset, tuple[frozenset, tuple[int, ...]]] = {}  # many needs share one set of places
+    for j, group in needs.items():
+        check_clock(deadline)
+        out[j] = _on_the_stock(group, stock.before[j], splits)
+    return out
 
 
-def _on_the_stock(places: frozenset, wanted: int, barred: int, queue: list[int]) -> Need:
-    """A need with its places on the stock as positions in the stock's list (bits), ``queue``
-    being the stock then (``StockMoves.before``)."""
-    positions = 0
-    for place in places:
-        if isinstance(place, tuple):
-            positions |= 1 << queue.index(place[1])
-    return frozenset(place for place in places if not isinstance(place, tuple)), wanted, barred, positions
+def _on_the_stock(group: list[tuple[frozenset, int, int]], queue: list[int],
+                  splits: dict[frozenset, tuple[frozenset, tuple[int, ...]]]) -> list[Need]:
+    """The needs of one step with their places on the stock as positions in the stock's list
+    (bits), ``queue`` being the stock then (``StockMoves.before``); ``splits`` keeps each set of
+    places split into the others and the stock's (what put each card there)."""
+    where: dict[int, int] | None = None  # the queue's positions, looked up only if a need names one
+    out = []
+    for places, wanted, barred in group:
+        split = splits.get(places)
+        if split is None:
+            sources = tuple(place[1] for place in places if isinstance(place, tuple))
+            split = splits[places] = (
+                frozenset(place for place in places if not isinstance(place, tuple)) if sources else places, sources)
+        others, sources = split
+        positions = 0
+        if sources:
+            if where is None:
+                where = {source: k for k, source in enumerate(queue)}
+            for source in sources:
+                positions |= 1 << where[source]
+        out.append((others, wanted, barred, positions))
+    return out

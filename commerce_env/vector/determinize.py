@@ -15,7 +15,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.determinize import FILL_ATTEMPTS, MAX_ATTEMPTS, DealSampler
+from ..engine.determinize import (
+    FILL_ATTEMPTS,
+    MAX_ATTEMPTS,
+    TIME_LIMIT,
+    DealSampler,
+    NoConsistentDealError,
+    check_time_limit,
+)
 from ..engine.hidden_moves import _GIVE
 from . import hidden_moves as M  # noqa: N812 - the world's fields read as M.W_CARD_OF
 from .python_random import _next_word, random_state, set_random_state, shuffle
@@ -137,9 +144,10 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
 
 @kernel
 def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, needs, deck, mt, at,
-            cards, hands, stock, discards, offer, piles):
+            cards, hands, stock, discards, offer, piles, time_limit, spent):
     """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals
-    (``deck`` ascending; ``piles``: the stock's and the discards' final sizes); False if one found none."""
+    (``deck`` ascending; ``piles``: the stock's and the discards' final sizes); False if one found
+    none within ``time_limit`` seconds or :data:`MAX_ATTEMPTS`: then ``spent`` holds its attempts and seconds."""
     stack = np.empty((len(steps) + 1, len(first)), np.int64)
     options = np.empty((len(steps) + 1, 3), np.int64)
     option_count = np.empty(len(steps) + 1, np.int64)
@@ -153,14 +161,18 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
         _next_word(mt, at)  # the world's generator for later deals (64 bits): a row keeps the engine's own
         _next_word(mt, at)
         placed = False
+        start = M.clock()
+        deadline = start + time_limit
+        attempts = 0
         for _ in range(MAX_ATTEMPTS):
+            attempts += 1
             found = True
             if has_searched:
                 world[:] = cached
             else:
                 stack[0] = first
                 depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count,
-                                       mt, at)
+                                       mt, at, deadline)
                 found = depth >= 0
                 if found:
                     world[:] = stack[depth]
@@ -174,9 +186,10 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
                     break
                 if written == -1:  # the cards already written make a flush: choose again
                     break
-            if placed:
+            if placed or M.clock() >= deadline:
                 break
         if not placed:
+            spent[0], spent[1] = attempts, M.clock() - start
             return False
         cards[r] = world[lay[M.W_CARD_OF]:lay[M.W_CARD_OF] + len(deck)]
         hands[r] = world[lay[M.W_HANDS]:lay[M.W_HANDS] + 3 * num_players]
@@ -187,9 +200,14 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
     return True
 
 
-def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_players: int) -> PlacedWorlds:
-    """``count`` times ``rng.getrandbits(64)`` then ``sampler.sample_places(rng)``, compiled (where
-    :func:`compiles`), ``rng`` left as Python would leave it; the worlds as arrays."""
+def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_players: int,
+                  time_limit: float | None = TIME_LIMIT) -> PlacedWorlds:
+    """``count`` times ``rng.getrandbits(64)`` then ``sampler.sample_places(rng, time_limit)``,
+    compiled (where :func:`compiles`), ``rng`` left as Python would leave it; the worlds as arrays.
+    :class:`NoConsistentDealError` as in Python, where a world is not found within ``time_limit``
+    seconds (the compiled search tries many times more often in that time)."""
+    limit = check_time_limit(time_limit)
+    sampler.prepare(limit)  # at once where a sample came first (sampled_rows)
     steps = np.full((len(sampler.steps), 5), -1, dtype=np.int64)
     for j, step in enumerate(sampler.steps):
         steps[j, :len(step)] = [-1 if x is None else x for x in step]
@@ -209,12 +227,14 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
                        np.empty(count, np.int64))
     piles = np.zeros(2, np.int64)  # how many positions the stock and the discards end with
     needs, deck = M.need_arrays(sampler.needs, len(steps)), np.sort(np.asarray(sampler.deck, dtype=np.int64))
+    spent = np.zeros(2, np.float64)  # a world not found: its attempts and seconds
     ok = _sample(count, first, cached, searched is not None, steps, lay, sampler.seat, sampler.bottom,
                  sampler.first.ship_checks is not None, allowed, needs, deck,
-                 mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, piles)
+                 mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, piles,
+                 limit, spent)
     set_random_state(rng, mt, at, rest)
-    if not ok:  # pragma: no cover - as DealSampler._placed
-        raise RuntimeError(f"no consistent deal found in {MAX_ATTEMPTS} attempts")
+    if not ok:  # as DealSampler._placed
+        raise NoConsistentDealError(int(spent[0]), float(spent[1]))
     return out._replace(hands=out.hands.reshape(count, num_players, 3), stock=out.stock[:, :piles[0]],
                         discards=out.discards[:, :piles[1]])
 

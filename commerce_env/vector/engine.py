@@ -23,6 +23,7 @@ import numpy as np
 from ..cards import make_pack, parse_pack
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
+from ..engine.determinize import TIME_LIMIT
 from ..observation import observation_size
 from ..rules import Rules, make_rules
 from . import kernels as K
@@ -256,16 +257,18 @@ class BatchEngine:
         rows = rows.reshape(len(distinct), int(self.params[P_WIDTH]))
         self.load_rows(rows[[seen[id(game)] for game in games]], places)
 
-    def sample_rows(self, view: SeatView, rng: random.Random, count: int) -> np.ndarray:
+    def sample_rows(self, view: SeatView, rng: random.Random, count: int,
+                    time_limit: float | None = TIME_LIMIT) -> np.ndarray:
         """The worlds ``view.sample_worlds(rng, count)`` deals (R11), drawn alike, as rows for
-        :meth:`load_rows` (:func:`commerce_env.vector.sampled.sampled_rows`): search's worlds."""
+        :meth:`load_rows` (:func:`commerce_env.vector.sampled.sampled_rows`): search's worlds;
+        ``NoConsistentDealError`` where one is not found within ``time_limit`` seconds."""
         from .load import other_rules
         from .sampled import sampled_rows
 
         differs = other_rules(view.rules, view.num_players, self)
         if differs is not None:
             raise ValueError(f"the view's worlds cannot be games of this engine: {differs}")
-        return sampled_rows(view, rng, count, self.params)
+        return sampled_rows(view, rng, count, self.params, time_limit)
 
     def load_rows(self, rows: np.ndarray, where: Sequence[int] | np.ndarray) -> None:
         """Put rows of this engine's layout into game indices ``where``: rows that

@@ -13,9 +13,12 @@ others (exchanges, the widow, the hands shown) is left to Python (:data:`COMPILE
 
 from __future__ import annotations
 
-import numpy as np
+import time
 
-from ..engine.hidden_moves import _GIVE, _NOTHING, _OFFER, _READY_MONEY, Needs, World
+import numpy as np
+from numba import objmode
+
+from ..engine.hidden_moves import _GIVE, _NOTHING, _OFFER, _READY_MONEY, CLOCK_EVERY, Needs, World
 from .python_random import shuffle
 from .row import kernel
 
@@ -313,16 +316,26 @@ def _supplied(w, lay, index, need_at, need_bits, need_counts, need_barred, need_
 
 
 @kernel
-def search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count, mt, at):
+def clock():
+    """``time.perf_counter()``, read from a compiled loop (for the re-deal's time limit)."""
+    with objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
+@kernel
+def search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count, mt, at, deadline):
     """``engine.hidden_moves.search`` from the world ``stack[0]`` (``needs``: :func:`need_arrays`):
-    the depth at which ``stack`` holds the answer (-1: the budget ran out) and whether a choice
-    among several was drawn."""
+    the depth at which ``stack`` holds the answer (-1: the budget ran out, or :func:`clock` passed
+    ``deadline``) and whether a choice among several was drawn."""
     need_at, need_bits, need_counts, need_barred, need_stock = needs
     drawn = False
     budget = 5 * (len(steps) + 1) + 100
     depth = 0
     option_count[0] = -2  # -2: the options not yet listed
     while depth >= 0 and budget:
+        if budget % CLOCK_EVERY == 0 and clock() >= deadline:
+            return -1, drawn
         if depth == len(steps):
             return depth, drawn
         if option_count[depth] == -2:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..engine.determinize import DealSampler, Places, ShufflePlan
+from ..engine.determinize import TIME_LIMIT, DealSampler, Places, ShufflePlan, check_time_limit
 from ..view import SeatView, check_sampling
 from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
 from .determinize import PlacedWorlds, compiles, sample_places
@@ -27,10 +27,14 @@ from .load import game_row
 from .python_random import shuffled_copies
 
 
-def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequence[int]) -> np.ndarray:
+def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequence[int],
+                 time_limit: float | None = TIME_LIMIT) -> np.ndarray:
     """``(count, width)`` int64: the rows of ``view.sample_worlds(rng, count)`` in the layout
-    ``params``, without what the seats remember (``knowledge=False``); see the module docstring."""
+    ``params``, without what the seats remember (``knowledge=False``); see the module docstring.
+    A world not found within ``time_limit`` seconds raises
+    :class:`~commerce_env.engine.determinize.NoConsistentDealError` (``DealSampler.sample``)."""
     check_sampling(rng, count)
+    check_time_limit(time_limit)
     if view.deals_own_worlds():
         raise ValueError(f"{type(view).__name__} deals its own worlds (it overrides sample_world): "
                          f"load them with BatchEngine.load_games")
@@ -40,26 +44,27 @@ def sampled_rows(view: SeatView, rng: random.Random, count: int, params: Sequenc
     if count == 0:
         return rows
     world_rng = random.Random(rng.getrandbits(64))  # as sample_worlds draws it
-    rows[0] = game_row(view.world_of(sampler.sample(rng), world_rng), offsets, knowledge=False)
+    rows[0] = game_row(view.world_of(sampler.sample(rng, time_limit), world_rng), offsets, knowledge=False)
     if count > 1:
         rows[1:] = rows[0]
-        _write_cards(rows[1:], _placed_worlds(sampler, rng, count - 1, view.num_players), offsets,
+        _write_cards(rows[1:], _placed_worlds(sampler, rng, count - 1, view.num_players, time_limit), offsets,
                      view.offer_from is not None)
     return rows
 
 
-def _placed_worlds(sampler: DealSampler, rng: random.Random, count: int, num_players: int) -> PlacedWorlds:
+def _placed_worlds(sampler: DealSampler, rng: random.Random, count: int, num_players: int,
+                   time_limit: float | None) -> PlacedWorlds:
     """Where ``count`` more worlds put their cards, each drawn after the 64 bits of its generator for
     later deals (dropped: a row keeps the engine's own, G_RNG), as ``view.sample_worlds`` draws them."""
     plan = sampler.shuffle_plan()
     if plan is not None:
         return _shuffled(plan, rng, count, num_players)
     if compiles(sampler, rng, num_players):
-        return sample_places(sampler, rng, count, num_players)
+        return sample_places(sampler, rng, count, num_players, time_limit)
     placed = []
     for _ in range(count):
         rng.getrandbits(64)
-        placed.append(sampler.sample_places(rng))
+        placed.append(sampler.sample_places(rng, time_limit))
     cards = np.array([[places.cards[i] for i in range(len(places.cards))] for places in placed], dtype=np.int64)
     return _as_arrays(placed, cards, num_players)
 
