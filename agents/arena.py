@@ -52,10 +52,11 @@ from commerce_env.rules import Rules, make_rules
 
 from .base import Agent
 from .boundary import AgentError, EngineGuard, seat_agent
+from .module_agents import holds_module_agent
 from .play import play_env_episode, play_game
 from .reports import OUTPUT_FILES, plot, ranking, report_markdown, write_outputs
 from .seating import MAX_SEATINGS, PACKS_PER_GROUP, base_table, group_deal, rotation, seatings
-from .specs import make_agent, read_spec, spec_name
+from .specs import check_spec, make_agent, read_spec, spec_name
 from .stats import summarise
 
 AgentSpec = str | Mapping[str, Any] | Agent  # a name, a model path, {agent: name, **arguments}
@@ -90,7 +91,8 @@ def _init_worker(lineup: Sequence[AgentSpec], rules: Rules, num_players: int, se
         processes = _WORKER["processes"] = AgentProcesses({a: spec_of[a] for a in copies}, copies, names, time_limit)
         agents = {a: [seat_agent(remote, names[a]) for remote in processes.agents[a]] for a in copies}
     else:
-        objects = [a for a in copies if isinstance(spec_of[a], Agent)]  # code from outside the project: watched
+        objects = [a for a in copies  # code from outside the project: watched
+                   if isinstance(spec_of[a], Agent) or holds_module_agent(spec_of[a])]
         guard = _WORKER["guard"] = EngineGuard(rules.variant) if objects else None
         agents = {a: [seat_agent(build_agent(spec_of[a]), names[a], guard if a in objects else None)
                       for _ in range(copies[a])] for a in copies}
@@ -246,7 +248,10 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     unique = list(dict.fromkeys(names))
     table = [unique.index(names[i]) for i in base_table(lineup, num_players)]
     for spec in lineup:  # fail early on a bad name or model, before any process starts
-        build_agent(spec)
+        if isolate and holds_module_agent(spec):
+            check_spec(spec)  # a user's module is imported in its seats' processes only, never here
+        else:
+            build_agent(spec)
     per_group = len(seatings(table))
     groups = math.ceil(games / per_group)
     if out_dir is not None:

@@ -265,3 +265,26 @@ def test_an_agent_that_switches_off_the_guard_is_caught_and_the_engine_restored(
         EngineGuard.changes = changes
         if "hand_value" in vars(ENGINES["trade_barter"]):
             del ENGINES["trade_barter"].hand_value
+
+
+# ----------------------------------------------------------- a user's module, isolated
+_NOTES_IMPORTS = '''
+import os
+from agents.heuristics import GreedyAgent
+open(os.path.join(os.path.dirname(__file__), f"imported.{os.getpid()}"), "w").close()
+
+
+class Noted(GreedyAgent):
+    name = "noted"
+'''
+
+
+def test_an_isolated_module_agent_is_imported_in_its_seats_processes_only(tmp_path, monkeypatch):
+    from agents.module_agents import ModuleSpec
+
+    (tmp_path / "noted_agents.py").write_text(_NOTES_IMPORTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run_arena([ModuleSpec("noted_agents:Noted"), "greedy"], games=4, isolate=True, **ARENA)
+    assert result["crash"] is None
+    importers = {int(path.suffix[1:]) for path in tmp_path.glob("imported.*")}
+    assert importers and os.getpid() not in importers  # its module-level code never ran in the arena's process
