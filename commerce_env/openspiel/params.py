@@ -10,7 +10,7 @@ left at its R12 default; an option set to another value overrides it (an
 option given *equal* to its R12 default cannot be told from an absent one).
 Numbers are bounded as R12's options (:data:`commerce_env.rules.OPTION_BOUNDS`): a value
 out of bounds is a ``ValueError`` naming it, and every bound fits pyspiel's C ints (a value
-beyond a C int is refused by pyspiel itself, before the game sees it).
+beyond a C int is refused so before pyspiel converts it: :mod:`.loading`).
 """
 
 from __future__ import annotations
