@@ -6,11 +6,14 @@ from __future__ import annotations
 import errno
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from commerce_env import files
 from commerce_env.files import OutputError, atomic_write
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "train"
 
 
 @pytest.fixture
@@ -84,3 +87,55 @@ def test_saved_games_on_a_full_folder_leave_no_truncated_file_and_a_retry_works(
     assert leftovers(tmp_path) == []  # nothing truncated, nothing temporary
     assert main(arguments) == 0  # so the same command, run again, is not refused
     assert len([json.loads(line) for line in path.read_text().splitlines()]) == 3
+
+
+def _train(out) -> int:
+    from training.cli import main
+
+    return main(["train", "--config", str(CONFIGS / "demo.yaml"), "--output", str(out), "--steps", "64",
+                 "--no-progress"])
+
+
+def test_commerce_train_under_a_file_names_the_folder(tmp_path, capsys):
+    # A folder that cannot be made (root or not): one line naming it, exit 2, nothing left behind.
+    pytest.importorskip("sb3_contrib")
+    (tmp_path / "a_file").write_text("mine")
+    out = tmp_path / "a_file" / "run"
+    assert _train(out) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and str(out) in error and "Traceback" not in error
+    assert (tmp_path / "a_file").read_text() == "mine"
+
+
+def test_commerce_train_on_a_read_only_file_system_names_the_folder(tmp_path, capsys, monkeypatch):
+    # OSError: [Errno 30] Read-only file system, where the run takes its folder's lock: simulated, as
+    # a real read-only mount needs privileges a test does not have (and chmod does not stop root).
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "run"
+    out.mkdir()
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if str(path).startswith(str(out)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)
+    monkeypatch.setattr(os, "open", read_only)
+    assert _train(out) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and str(out) in error and os.strerror(errno.EROFS) in error
+    assert leftovers(out) == []
+
+
+def test_commerce_train_in_a_folder_without_write_permission_names_it(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "run"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        if os.access(out, os.W_OK):  # root writes anyway: the two tests above stand for this one
+            pytest.skip("this user may write to a folder without write permission (root)")
+        assert _train(out) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and str(out) in error and "Traceback" not in error
+    finally:
+        out.chmod(0o700)

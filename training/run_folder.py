@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from commerce_env.files import atomic_write, temporary_name_pattern, writing_to
+from commerce_env.files import OutputError, atomic_write, temporary_name_pattern, writing_to
 
 MANIFEST = ".commerce-run.json"
 LOCK = ".commerce-run.lock"
@@ -44,10 +44,17 @@ class RunFolder:
         if self.path.exists() and not self.path.is_dir():
             raise ValueError(f"output {self.path} is a file, not a folder; choose a folder for the run")
         made_folder = not self.path.exists()
-        self.path.mkdir(parents=True, exist_ok=True)
         lock = self.path / LOCK
         made_lock = not lock.exists()
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:  # read-only, no permission, under a file: one line naming the folder
+            if made_folder and self.path.is_dir() and not any(self.path.iterdir()):
+                self.path.rmdir()
+            name = f" ({os.fsdecode(error.filename)})" if error.filename else ""
+            raise OutputError(f"cannot write to {self.path}: {error.strerror or type(error).__name__}{name}; "
+                              "choose another output folder") from None
         holding = False
         try:
             try:
