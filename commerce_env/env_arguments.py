@@ -11,6 +11,9 @@ import numpy as np
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
+MAX_GAMES = 2**20
+"""The most games one batched engine (or vector env) holds: about a million, some 7 GB of rows
+at 12 players; beyond it a bound, not a memory error of terabytes."""
 
 
 def checked_illegal_action(mode: Any) -> str:
@@ -19,6 +22,12 @@ def checked_illegal_action(mode: Any) -> str:
     if mode not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"bad illegal_action {mode!r}; choose from {', '.join(ILLEGAL_ACTION_MODES)}")
     return mode
+
+
+def check_game_count(name: str, count: Any) -> None:
+    """Refuse, naming ``name``, a count of games that is not a whole number from 1 to :data:`MAX_GAMES`."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= MAX_GAMES:
+        raise ValueError(f"{name} must be a whole number from 1 to {MAX_GAMES:,}, got {count!r}")
 
 
 def checked_seed(seed: Any) -> int | None:

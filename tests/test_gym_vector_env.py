@@ -95,6 +95,28 @@ def test_bad_actions_and_reset_arguments_are_named():
         env.reset(options={"deck": "AS"})
 
 
+@pytest.mark.parametrize("seed", [-1, -2**40, np.int64(-7)])
+def test_a_negative_seed_is_refused_naming_seed(seed):
+    # numpy's generators take no negative seed; its own "expected non-negative integer" named nothing.
+    with pytest.raises(ValueError, match=r"seed must .*got -"):
+        gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=2, seed=seed)
+    env = gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=2, seed=0)
+    first, _ = env.reset(seed=3)
+    with pytest.raises(ValueError, match=r"seed must .*got -"):
+        env.reset(seed=seed)
+    again, _ = env.reset(seed=3)  # the refused reset changed nothing
+    assert np.array_equal(first["observation"], again["observation"])
+
+
+@pytest.mark.parametrize("num_envs", [0, -3, 10**12, 2**20 + 1, 2.5, "8", True, None])
+def test_a_bad_number_of_games_is_refused_naming_num_envs(num_envs):
+    # 10**12 asked numpy for 7.28 TiB before: a bound, named, instead of a MemoryError.
+    with pytest.raises(ValueError, match=r"num_envs must .*1,048,576"):
+        gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=num_envs)
+    with pytest.raises(ValueError, match="num_envs"):
+        CommerceVectorEnv(num_envs, "trade_barter", 3)
+
+
 def test_it_needs_neither_stable_baselines3_nor_torch(tmp_path):
     script = textwrap.dedent("""
         import sys

@@ -24,6 +24,7 @@ from ..cards import make_pack, parse_pack
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..engine.determinize import TIME_LIMIT
+from ..env_arguments import check_game_count
 from ..observation import observation_size
 from ..rules import Rules, make_rules
 from . import kernels as K
@@ -95,8 +96,7 @@ class BatchEngine:
         elif options or rules.variant != variant:
             raise ValueError("give either rules= for the same variant, or options, not both")
         rules.check_players(num_players)
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be a whole number >= 1, got {num_games!r}")
+        check_game_count("num_games", num_games)
         engine = ENGINES[variant]
         needed = 3 * num_players + (3 if engine.has_table else 0)
         if needed > rules.deck_size:

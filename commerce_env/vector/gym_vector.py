@@ -48,7 +48,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
-from ..env_arguments import ILLEGAL_REWARD, checked_illegal_action, checked_seed
+from ..env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
 from ..features import feature_names
 from ..opponents import OpponentPool
 from ..rules import make_rules
@@ -57,6 +57,17 @@ from .features import batch_feature_builders, with_features
 
 BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
 MAX_REDEALS = 1000
+
+
+def checked_vector_seed(seed: Any) -> int | None:
+    """A ``seed`` as :func:`commerce_env.env_arguments.checked_seed` takes it, and from 0: the batched
+    engine's generators (numpy's) take no negative seed, so one is a ``ValueError`` naming ``seed``
+    (where the AEC env, seeding Python's generator, takes -1 as it takes 1)."""
+    seed = checked_seed(seed)
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be an integer from 0 or None (numpy's generators take no negative seed), "
+                         f"got {seed!r}")
+    return seed
 
 
 def action_numbers(actions: Any, num_envs: int) -> np.ndarray:
@@ -154,7 +165,8 @@ class CommerceVectorEnv(VectorEnv):
         if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
                                                  or not 0 <= seat < num_players):
             raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
-        seed = checked_seed(seed)
+        check_game_count("num_envs", num_envs)
+        seed = checked_vector_seed(seed)
         specs = opponents if isinstance(opponents, OpponentPool) else OpponentPool(
             opponents, opponent_weights, snapshot_share, max_snapshots)
         if resolver is None:  # the batched agents, found as a plugin: commerce_env imports no agent
@@ -353,7 +365,7 @@ class CommerceVectorEnv(VectorEnv):
     # ----------------------------------------------------------------- Gymnasium's API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start every game afresh: ``(observations, infos)``; a ``seed`` makes the deals and draws exact."""
-        seed = checked_seed(seed)
+        seed = checked_vector_seed(seed)
         if options is not None and options != {}:
             raise ValueError(f"options: the vector env takes none, got {options!r} (rule options go to make_vec)")
         if seed is not None:
