@@ -1,0 +1,192 @@
+"""Reference results for RL algorithms on Commerce: ``python -m benchmarks.algorithms``.
+
+For each algorithm x variant (4 players, R12 defaults) x seed, one training run
+of the same env-step budget; the policy is saved every tenth of the budget and
+measured at each checkpoint on the same fixed duplicate deals against the
+reference panel (``random``, ``greedy``, ``expected_value``, ``search``), one
+seat against three copies of each.  Every run is cached: its curve (one JSON
+line per measured checkpoint) and its record are in
+``benchmarks/results/algorithms/<algorithm>/<variant>/seed_<k>/``, so the table
+builds across many invocations and a finished run is never trained again.
+``--report`` turns what is cached into the table (interquartile means with
+stratified-bootstrap intervals across seeds and variants, from ``rliable``)
+and the curves (``docs/benchmark/algorithms_<variant>.png``).
+
+Adding an algorithm is one function (docs/algorithms.md): ``train(run)`` trains
+for ``run.budget`` env steps and calls ``run.checkpoint(steps, network)`` every
+``run.every`` steps with its policy network (a torch ``Sequential`` on the
+observation, as ``agents.save_policy`` takes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from commerce_env.rules import VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "algorithms"
+PANEL = ("random", "greedy", "expected_value", "search")
+NUM_PLAYERS = 4
+OPPONENTS = ["greedy"]  # every learner trains against copies of greedy in the other seats
+FEATURES = ["hand_strength"]
+EVAL_SEED = 424242  # the same duplicate deals for every algorithm, seed and checkpoint
+
+
+@dataclass
+class Run:
+    """One training run as an algorithm sees it."""
+
+    algorithm: str
+    variant: str
+    seed: int
+    budget: int
+    every: int
+    folder: Path  # scratch space for the algorithm (models, logs); not committed
+    checkpoint: Callable[[int, Any], None]
+
+
+# ------------------------------------------------------------------ the algorithms
+def single_file_ppo(run: Run) -> None:
+    """training/ppo.py with its defaults (those of the shipped MaskablePPO runs)."""
+    from training.ppo import Args, train
+
+    def saved(steps: int, folder: Path) -> None:
+        run.checkpoint(steps, folder)
+
+    train(Args(variant=run.variant, num_players=NUM_PLAYERS, opponents=OPPONENTS, features=FEATURES, seed=run.seed,
+               total_timesteps=run.budget, checkpoint_every=run.every, output=str(run.folder), eval_deals=0),
+          on_checkpoint=saved, quiet=True)
+
+
+def maskable_ppo(run: Run) -> None:
+    """sb3-contrib's MaskablePPO on the SB3 adapter over the batched engine, the same settings."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.batched import batched_agent
+    from training.vec_env import make_vec_env
+
+    torch.set_num_threads(1)
+    env = VecMonitor(make_vec_env(variant=run.variant, num_players=NUM_PLAYERS, num_envs=128, opponents=OPPONENTS,
+                                  features=FEATURES, seed=run.seed, resolver=batched_agent))
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=512, n_epochs=4, gamma=1.0, gae_lambda=0.95,
+                        ent_coef=0.01, learning_rate=3e-4, seed=run.seed, device="cpu", verbose=0,
+                        policy_kwargs=dict(net_arch=dict(pi=[128, 128], vf=[128, 128]), activation_fn=torch.nn.Tanh))
+
+    class Every(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.next = run.every
+
+        def _on_rollout_end(self) -> None:
+            if self.num_timesteps >= self.next:
+                self.next += run.every
+                policy = model.policy
+                run.checkpoint(self.num_timesteps, torch.nn.Sequential(*policy.mlp_extractor.policy_net,
+                                                                       policy.action_net))
+
+        def _on_step(self) -> bool:
+            return True
+
+    model.learn(total_timesteps=run.budget, callback=Every())
+    env.close()
+
+
+ALGORITHMS: dict[str, Callable[[Run], None]] = {"ppo": single_file_ppo, "maskable_ppo": maskable_ppo}
+
+
+# ------------------------------------------------------------------ measuring
+def measure(model: str, variant: str, deals: int, panel: tuple[str, ...] = PANEL) -> dict[str, Any]:
+    """The model's margin over each panel agent per deal, one seat against three, on fixed deals."""
+    from agents import evaluate_agent
+
+    margins = {}
+    for agent in panel:
+        versus = evaluate_agent(model, [agent], variant=variant, num_players=NUM_PLAYERS, deals=deals,
+                                seed=EVAL_SEED)["vs"][agent]
+        margins[agent] = {"margin": versus["difference"], "ci95": list(versus["ci95"])}
+    return margins
+
+
+def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, scratch: Path,
+             results: Path = RESULTS, panel: tuple[str, ...] = PANEL) -> Path:
+    """Train and measure one (algorithm, variant, seed), unless its record is cached; its folder."""
+    from agents import save_policy
+
+    cell = results / algorithm / variant / f"seed_{seed}"
+    record = cell / "run.json"
+    if record.is_file() and json.loads(record.read_text()).get("budget") == budget:
+        return cell
+    cell.mkdir(parents=True, exist_ok=True)
+    curve = cell / "curve.jsonl"
+    curve.write_text("")  # an unfinished run is trained again from the start: its points go with it
+    folder = scratch / algorithm / variant / f"seed_{seed}"
+    clock = {"train": 0.0, "since": time.perf_counter()}
+
+    def checkpoint(steps: int, network: Any) -> None:
+        clock["train"] += time.perf_counter() - clock["since"]
+        saved = network if isinstance(network, Path) else save_policy(
+            folder / "checkpoints" / f"step_{steps}", network, variant=variant, num_players=NUM_PLAYERS,
+            features=FEATURES)
+        point = {"steps": int(steps), "train_seconds": round(clock["train"], 1),
+                 "margins": measure(f"model:{saved}", variant, deals, panel)}
+        with open(curve, "a") as out:
+            out.write(json.dumps(point) + "\n")
+        clock["since"] = time.perf_counter()
+
+    ALGORITHMS[algorithm](Run(algorithm, variant, seed, budget, max(budget // 10, 1), folder, checkpoint))
+    clock["train"] += time.perf_counter() - clock["since"]
+    record.write_text(json.dumps({"algorithm": algorithm, "variant": variant, "seed": seed, "budget": budget,
+                                  "deals": deals, "panel": list(panel), "opponents": OPPONENTS,
+                                  "train_seconds": round(clock["train"], 1)}, indent=2) + "\n")
+    return cell
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.algorithms", description=__doc__.splitlines()[0])
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help=f"comma separated: {', '.join(ALGORITHMS)}")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma separated (default: all five)")
+    parser.add_argument("--seeds", type=int, default=3, help="training seeds per cell (default 3)")
+    parser.add_argument("--budget", type=int, default=5_000_000, help="env steps per run (default 5,000,000)")
+    parser.add_argument("--deals", type=int, default=400, help="duplicate deals per measure (default 400)")
+    parser.add_argument("--scratch", default="runs/algorithms", help="models and logs (not kept with the results)")
+    parser.add_argument("--quick", action="store_true", help="a smoke test: a tiny budget, few deals, results in "
+                        "the scratch folder only")
+    parser.add_argument("--report", action="store_true", help="only make the table and curves from the cache")
+    args = parser.parse_args(argv)
+    algorithms = [a for a in args.algorithms.split(",") if a]
+    variants = [v for v in args.variants.split(",") if v]
+    for name, known in (("algorithm", ALGORITHMS), ("variant", VARIANTS)):
+        unknown = [x for x in (algorithms if name == "algorithm" else variants) if x not in known]
+        if unknown:
+            parser.error(f"unknown {name} {unknown[0]!r}; choose from {', '.join(known)}")
+    results, panel = RESULTS, PANEL
+    if args.quick:
+        args.budget, args.deals, args.seeds = 8_192, 8, 1
+        results, panel = Path(args.scratch) / "quick_results", ("random", "greedy")
+    if not args.report:
+        for variant in variants:
+            for algorithm in algorithms:
+                for seed in range(args.seeds):
+                    started = time.perf_counter()
+                    cell = run_cell(algorithm, variant, seed, args.budget, args.deals, Path(args.scratch), results,
+                                    panel)
+                    print(f"{algorithm} {variant} seed {seed}: {cell} ({time.perf_counter() - started:.0f} s)",
+                          flush=True)
+    from .algorithms_report import report
+
+    print("\n".join(report(results, algorithms, variants, plots=not args.quick)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

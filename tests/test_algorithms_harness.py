@@ -1,0 +1,62 @@
+"""The algorithms' harness (benchmarks/algorithms.py): every run cached per (algorithm, variant, seed),
+measured at each tenth of its budget on the same deals, reported as the field reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import algorithms
+from benchmarks.algorithms_report import reached, report
+
+pytest.importorskip("rliable")
+
+
+def test_a_run_is_measured_at_each_checkpoint_and_never_trained_twice(tmp_path, monkeypatch):
+    calls = []
+
+    def toy(run):  # an "algorithm" whose policy is a fixed network: the harness's side only
+        from training.ppo import ActorCritic
+
+        calls.append(run.seed)
+
+        network = ActorCritic(algorithms_obs_size(run.variant), [8]).actor
+        for steps in range(run.every, run.budget + 1, run.every):
+            run.checkpoint(steps, network)
+
+    monkeypatch.setitem(algorithms.ALGORITHMS, "toy", toy)
+    for _ in range(2):
+        cell = algorithms.run_cell("toy", "widow", 0, 40, 4, tmp_path / "scratch", tmp_path / "results",
+                                   ("random",))
+    assert calls == [0]  # the second call read the cache
+    curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines()]
+    assert [p["steps"] for p in curve] == [4 * k for k in range(1, 11)]  # every tenth of the budget
+    assert all(set(p["margins"]) == {"random"} for p in curve)
+    assert len({json.dumps(p["margins"]) for p in curve}) == 1  # one network, the same fixed deals each time
+    algorithms.run_cell("toy", "widow", 0, 80, 4, tmp_path / "scratch", tmp_path / "results", ("random",))
+    assert calls == [0, 0]  # another budget is another run
+
+
+def algorithms_obs_size(variant):
+    import gymnasium
+
+    import commerce_env  # noqa: F401
+
+    envs = gymnasium.make_vec("commerce/Commerce-v0", num_envs=1, variant=variant, num_players=4,
+                              opponents=["greedy"], features=algorithms.FEATURES)
+    return envs.single_observation_space["observation"].shape[0]
+
+
+def test_reaching_a_level_needs_the_whole_interval_above_zero():
+    curve = [{"steps": 10, "margins": {"greedy": {"margin": 0.2, "ci95": [-0.1, 0.5]}}},
+             {"steps": 20, "margins": {"greedy": {"margin": 0.3, "ci95": [0.01, 0.6]}}}]
+    assert reached(curve, "greedy") == 20 and reached(curve, "search") is None
+
+
+def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys):
+    assert algorithms.main(["--quick", "--variants", "trade_barter", "--algorithms", "ppo",
+                            "--scratch", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "IQM" in printed and "ppo trade_barter: 1 seed(s)" in printed
+    assert report(tmp_path / "nothing", ["ppo"], ["widow"], plots=False) == ["no finished run in the cache yet"]
