@@ -324,8 +324,9 @@ class SearchAgent(Agent):
 
     def fallback_action(self, view: SeatView) -> int:
         """The action where no world consistent with the view was found within ``redeal_ms``
-        (``NoConsistentDealError``, some very long deals): the expected-value agent's, which
-        needs no re-deal (docs/agents.md); counted in :attr:`fallbacks`."""
+        (``NoConsistentDealError``, some very long deals): the prior's, which needs no re-deal
+        (the expected-value agent's; a learned model's own where it searches; docs/agents.md);
+        counted in :attr:`fallbacks`."""
         self.fallbacks += 1
         self.last_values = {}
         return self.prior.act(view)
