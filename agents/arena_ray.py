@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .base import Agent
-from .ray_connect import connect, shutdown
+from .ray_connect import cluster_cpus, connect, shutdown
 from .specs import is_model_spec
 
 TASKS_PER_CPU = 4  # chunks per CPU: small enough to balance, big enough to amortise a task's start
@@ -79,7 +79,7 @@ def play_groups(lineup: Sequence[Any], rules: Any, num_players: int, seed: int, 
     try:
         import ray
 
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        cpus = cluster_cpus()
         size = max(1, math.ceil(groups / (cpus * TASKS_PER_CPU)))
         task = ray.remote(num_cpus=1)(_play_chunk)
         shared = [ray.put(specs), ray.put(models)]

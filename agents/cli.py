@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 DEFAULT_LINEUP = "search,expected_value,greedy,random"
@@ -95,13 +97,14 @@ def arena_command(args: argparse.Namespace) -> int:
             from .saved_games import check_save_games
 
             check_save_games(*args.save_games)
-        result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
-                           options=_options(args.option), games=args.games, seed=args.seed,
-                           workers=args.workers, duplicate=not args.no_duplicate, out_dir=args.out,
-                           overwrite=args.force,
-                           progress=not args.no_progress, backend=args.backend, address=args.address,
-                           batched={"auto": None, "batched": True, "local": False}[args.engine],
-                           isolate=args.isolate, time_limit=args.time_limit)
+        with _ray_workers(args) as workers:
+            result = run_arena(_agents(args.agents), variant=args.variant, num_players=args.players,
+                               options=_options(args.option), games=args.games, seed=args.seed,
+                               workers=workers, duplicate=not args.no_duplicate, out_dir=args.out,
+                               overwrite=args.force,
+                               progress=not args.no_progress, backend=args.backend, address=args.address,
+                               batched={"auto": None, "batched": True, "local": False}[args.engine],
+                               isolate=args.isolate, time_limit=args.time_limit)
     except AgentError as error:  # an agent failed before any duplicate group was finished
         print(f"commerce arena: {error}", file=sys.stderr)
         return 1
@@ -134,6 +137,22 @@ def arena_command(args: argparse.Namespace) -> int:
 
         return save_games_command(args, _agents(args.agents), _options(args.option))
     return 0
+
+
+@contextmanager
+def _ray_workers(args: argparse.Namespace) -> Iterator[int]:
+    """The workers the run uses: ``--workers``, or with ``--backend ray`` every CPU of the cluster (its
+    tasks take one CPU each), so that the report and ``result.json`` say what played."""
+    if args.backend != "ray":
+        yield args.workers
+        return
+    from .ray_connect import cluster_cpus, connect, shutdown
+
+    started = connect(args.address)
+    try:
+        yield cluster_cpus()
+    finally:
+        shutdown(started)
 
 
 def play_command(args: argparse.Namespace, read=input, write=print) -> int:

@@ -10,10 +10,45 @@ others); without one, a fresh local instance starts with ``num_cpus`` CPUs.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+# What Ray 2.60 and RLlib print on the driver when a run goes well, none of it a fault: (logger, the
+# start of its message).  Filtered where the project starts Ray, and listed in docs/distributed.md.
+BENIGN_LINES = (
+    # a local instance turns token authentication on and keeps a token in ~/.ray/auth_token (it stays on)
+    ("ray._private.authentication.authentication_token_setup", "Token authentication is enabled"),
+    ("ray._private.authentication.authentication_token_setup", "Generated new authentication token"),
+    ("ray._private.worker", "Started a local Ray instance"),
+    # RLlib's notice that PPO runs on its new API stack, which the project uses on purpose
+    ("ray.rllib.algorithms.algorithm_config", "You are running PPO on the new API stack"),
+    # RLlib 2.60's own RLModule.__init__ builds the deprecated RLModuleConfig (no code of ours passes it)
+    ("ray._common.deprecation", "DeprecationWarning: `RLModule(config=[RLModuleConfig object])`"),
+    ("ray.tune.trainable.trainable", "Trainable.setup took"),
+    ("ray.tune.utils.util", "Install gputil for GPU system monitoring"),
+)
+
+
+class _BenignLines(logging.Filter):
+    """Drops a logger's known benign lines (:data:`BENIGN_LINES`); everything else passes."""
+
+    def __init__(self, starts: tuple[str, ...]):
+        super().__init__()
+        self.starts = starts
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.starts)
+
+
+def quiet_benign_lines() -> None:
+    """Filter :data:`BENIGN_LINES` out of Ray's loggers (once per process; errors and other warnings stay)."""
+    for name in dict.fromkeys(name for name, _ in BENIGN_LINES):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _BenignLines) for f in logger.filters):
+            logger.addFilter(_BenignLines(tuple(start for n, start in BENIGN_LINES if n == name)))
 
 
 def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
@@ -22,6 +57,7 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
         import ray
     except ImportError:
         raise ValueError("the Ray backend needs the 'distributed' extra: pip install -e \".[distributed]\"") from None
+    quiet_benign_lines()
     if ray.is_initialized():
         return False
     address = address or os.environ.get("RAY_ADDRESS") or None
@@ -33,6 +69,13 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
     ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
              log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
     return True
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the Ray cluster joined (at least 1): the arena's tasks take one each."""
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def shutdown(started: bool) -> None:

@@ -21,8 +21,8 @@ TIMINGS = ("seconds", "deals_per_second", "games_per_second")
 RUNTIME_ENV = {"env_vars": {"PYTHONPATH": str(PROJECT_ROOT)}}  # the workers run this checkout
 
 
-def _without_timings(result: dict) -> dict:
-    return {k: v for k, v in result.items() if k not in TIMINGS}
+def _without_timings(result: dict, *others: str) -> dict:
+    return {k: v for k, v in result.items() if k not in TIMINGS + others}
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,23 @@ def test_arena_cli_with_ray_backend_prints_the_same_report(local_ray, tmp_path, 
     assert main([*args, "--out", str(tmp_path / "local")]) == 0
     assert main([*args, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
     local, distributed = (json.loads((tmp_path / d / "result.json").read_text()) for d in ("local", "ray"))
-    assert _without_timings(local) == _without_timings(distributed)
+    # the same games; the workers are the ones each used: one process here, every CPU of the cluster there
+    assert local["workers"] == 1 and distributed["workers"] == int(ray.cluster_resources()["CPU"]) == 2
+    assert _without_timings(local, "workers") == _without_timings(distributed, "workers")
+    assert "with 2 worker(s)" in (tmp_path / "ray" / "report.md").read_text()
+
+
+def test_a_ray_arena_that_succeeds_prints_nothing_of_ray(tmp_path):
+    """A fresh local Ray in a process of its own: its known benign lines are filtered, nothing else is said."""
+    import json
+    import os
+
+    done = subprocess.run([sys.executable, "-m", "training.cli", "arena", "--agents", "greedy,random", "--games",
+                           "180", "--backend", "ray", "--no-progress", "--out", str(tmp_path / "ray")],
+                          capture_output=True, text=True, cwd=PROJECT_ROOT, check=False, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert json.loads((tmp_path / "ray" / "result.json").read_text())["workers"] == os.cpu_count()
 
 
 def test_importing_the_library_and_the_arena_does_not_import_ray():

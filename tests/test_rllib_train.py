@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,7 +51,11 @@ def trained(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("rllib")
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(tiny(tmp_path)))
-    assert main(["train", "--config", str(path), "--no-progress"]) == 0
+    # the first run as a user starts it, in a process of its own: what it prints is checked below
+    done = subprocess.run([sys.executable, "-m", "training.cli", "train", "--config", str(path), "--no-progress"],
+                          capture_output=True, text=True, cwd=ROOT, check=False, timeout=900)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "first_run_stderr.txt").write_text(done.stderr)
     out = tmp_path / "run"
     first = json.loads((out / "checkpoints" / "state.json").read_text())
     assert main(["train", "--config", str(path), "--resume", "--steps", "2000", "--no-progress"]) == 0
@@ -68,6 +75,22 @@ def test_a_run_trains_checkpoints_resumes_and_evaluates(trained):
     report = json.loads((out / "report.json").read_text())
     assert report["backend"] == "rllib" and "random" in report["opponents"]
     assert (out / "arena" / "random" / "result.json").is_file()
+
+
+# A line of Ray's Python loggers (date, time, level) or of its C++ core (``[date time L pid tid]``).
+RAY_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+[A-Z]+ |^\[\d{4}-\d\d-\d\d [\d:,]+ [A-Z] \d+ \d+\]")
+
+
+def test_a_run_that_succeeds_prints_no_line_of_ray(trained):
+    out, _ = trained
+    stderr = (out.parent / "first_run_stderr.txt").read_text()
+    assert [line for line in stderr.splitlines() if RAY_LINE.match(line)] == []
+
+
+def test_the_pattern_knows_ray_lines():
+    assert RAY_LINE.match("[2026-12-06 20:43:04,155 E 3938 3938] core_worker.cc:2465: Actor with class name")
+    assert RAY_LINE.match("2026-12-06 20:43:01,572\tWARNING algorithm_config.py:5160 -- You are running PPO")
+    assert not RAY_LINE.match("iteration 1: 400 env steps, 2 s, shared return +0.159")
 
 
 def test_resume_refuses_a_missing_run_and_a_fresh_start_refuses_an_existing_one(trained, tmp_path):

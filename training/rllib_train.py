@@ -130,6 +130,9 @@ def algorithm_config(config: RLlibConfig):
                      # RLlib's default 60 s drops a whole sample that a loaded machine takes longer to collect
                      sample_timeout_s=None)
         .learners(num_learners=0)
+        # A failed env runner stops the run with its error (--resume goes on from the last checkpoint);
+        # restarts would also make Ray print an error-level line at every start (max_restarts > 0).
+        .fault_tolerance(restart_failed_env_runners=False)
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping, policies_to_train=[SHARED])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(**config.ppo)
