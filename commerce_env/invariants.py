@@ -117,8 +117,10 @@ def _copy(value: Any) -> Any:
 
 def snapshot(game: Game) -> dict[str, Any]:
     """Everything that makes up the state (and every seat's observation), for
-    checking that a refused action changed nothing."""
-    state = {k: _copy(v) for k, v in vars(game).items() if k not in ("_legal_cache", "rng", "_rng_shared")}
+    checking that a refused action changed nothing.  Left out: what the game keeps to answer
+    faster (the legal set, what the seats know of the record), which asking fills."""
+    caches = ("_legal_cache", "rng", "_rng_shared", "known_records", "lineage")
+    state = {k: _copy(v) for k, v in vars(game).items() if k not in caches}
     state["rng"] = game.rng.getstate()
     state["observations"] = [encode(game, s).tobytes() for s in range(game.num_players)]
     state["legal"] = list(game.legal_actions())

@@ -16,7 +16,7 @@ import numpy as np
 
 from .engine.actions import KINDS, NUM_ACTIONS
 from .engine.base import HORSE, PHASES, REPLY, Game
-from .knowledge import deal_memory
+from .knowledge import deal_memories
 
 # The layout's versions; a model file records the one it was trained on (agents.model_files).
 # 1: a player who had done nothing yet in the deal set `passed` (the index -1 of his last kind fell there).
@@ -110,12 +110,12 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
             ones += _HAND_SLOTS[slot][card]
     for slot, card in enumerate(game.table):
         ones += _TABLE_SLOTS[slot][card]
-    gave, discarded = deal_memory(game, seat)  # R11: the cards that passed through his hands
-    if gave:
+    memory = deal_memories(game)[seat]  # R11: the cards that passed through his hands (each once)
+    if memory.gave_once:
         left = game.left_of(seat) if seat in game.position else -1
-        for card, to in gave:
+        for card, to in memory.gave_once:
             ones.append((_GAVE_LEFT if to == left else _GAVE_RIGHT) + card)
-    for card in discarded:
+    for card in memory.discarded_once:
         ones.append(_DISCARDED + card)
     if sees_hand:
         ones.append(_FLAGS)

@@ -12,6 +12,13 @@ two games that differ only in cards the seat has not seen give views that
 pickle to the same bytes.  ``view.sample_world(rng)`` deals the hidden cards anew into a
 fresh engine state, for search (:mod:`commerce_env.engine.determinize`).
 
+The fields that grow with the deal or the match (``history``, ``gave``,
+``discarded`` and the records behind ``sample_world``) are
+:class:`commerce_env.chain.Chain` snapshots of what the game keeps for the seat:
+immutable sequences that read like tuples, share their items with the game's
+copy (so that a view costs the same late in a long deal as early in it) and
+pickle as tuples.
+
 ``view["observation"]`` and ``view["action_mask"]`` work as on the AEC env's
 observation dict, so a policy written for the env reads a view unchanged.
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +39,12 @@ from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
 from .engine.determinize import DealSampler, SampledDeal
-from .knowledge import known_record, masked, placed_discards, public_places
+from .knowledge import deal_memories, masked, seat_knowledge
 from .rules import Rules
 
 __all__ = ["SeatView", "entry_text", "pending_text", "public_text", "seat_view"]
+
+_RECORDS = ("gave", "discarded", "history", "_deal", "_past")  # the fields that grow with the deal or match
 
 @dataclass(frozen=True, eq=False)
 class SeatView:
@@ -58,19 +68,26 @@ class SeatView:
     deals_played: int
     deals_dealt: int
     offer_from: int | None  # the trader whose face-down offer waits for an answer (R5.4, R7.2)
-    gave: tuple[tuple[int, int], ...]  # (card, to seat) of each card it gave this deal
-    discarded: tuple[int, ...]  # its discards this deal (R5.3)
+    gave: Sequence[tuple[int, int]]  # (card, to seat) of each card it gave this deal
+    discarded: Sequence[int]  # its discards this deal (R5.3)
     public_hands: tuple[tuple[int, ...], ...]  # by seat: the cards known to be in that hand now
     unseen: tuple[int, ...]  # every card whose place this seat does not know, ascending
-    history: tuple[tuple[int, str, tuple[int | None, ...]], ...]  # (seat, kind, cards; None: unseen)
+    history: Sequence[tuple[int, str, tuple[int | None, ...]]]  # (seat, kind, cards; None: unseen)
     legal_actions: tuple[int, ...]  # empty unless it is this seat's turn
     observation: np.ndarray  # the AEC env's vector (commerce_env.observation.encode)
     action_mask: np.ndarray  # int8, all zeros unless it is this seat's turn
-    _deal: tuple  # this seat's record of the current deal: for sample_world
-    _past: tuple  # this seat's record of the earlier deals (None: a card it did not see)
+    _deal: Sequence[tuple]  # this seat's record of the current deal: for sample_world
+    _past: Sequence[tuple]  # this seat's record of the earlier deals (None: a card it did not see)
     _state: tuple  # the engine's public fields (Game.public_state): for sample_world
 
     # ---------------------------------------------------------------- access
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (and copied) with its records as tuples: the bytes do not depend on how they were kept."""
+        state = dict(vars(self))
+        for name in _RECORDS:
+            state[name] = tuple(state[name])
+        return state
+
     def __getitem__(self, key: str) -> np.ndarray:
         """``view["observation"]`` and ``view["action_mask"]``, as the AEC env's observation dict."""
         if key == "observation":
@@ -163,7 +180,7 @@ class SeatView:
         if self.phase == OVER:
             raise ValueError("the match is over: nothing is hidden any more")
         engine = self.engine
-        return DealSampler(self._deal, self.seat, self.order, 3 if engine.has_table else 0,
+        return DealSampler(tuple(self._deal), self.seat, self.order, 3 if engine.has_table else 0,
                            self.rules.discard == "bottom", engine.flush_ends_deal, make_pack(self.rules.deck_size))
 
     def world_of(self, sampled: SampledDeal, rng: random.Random) -> Game:
@@ -208,30 +225,19 @@ def pending_text(game: Game, action: int, observer: int) -> str:
 
 
 def seat_view(game: Game, seat: int) -> SeatView:
-    """What ``seat`` knows of ``game`` now (R11); see the module docstring."""
+    """What ``seat`` knows of ``game`` now (R11); see the module docstring.  Its cost does not grow
+    with the match or the deal (:func:`commerce_env.knowledge.seat_knowledge`)."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
-    full, history = known_record(game, seat)  # the cache's lists: the view takes tuples of them
-    deal = full[game.deal_start - 1:]
+    knows = seat_knowledge(game, seat)
+    memory = deal_memories(game)[seat]  # R11: the cards that passed through its hands
     sees = bool(game.hands[seat]) and game.sees_own_hand(seat)
     hand = tuple([*game.hands[seat]]) if sees else ()
-    places = public_places(deal, seat)
+    places = knows.places.known()
     public: list[list[int]] = [[] for _ in range(game.num_players)]
     for card, holder in places.items():
         public[holder].append(card)
-    mine = placed_discards(deal, seat, game.rules.discard == "bottom")
-    known = set(hand) | set(game.table) | set(mine) | set(places)
-    gave, discarded = [], []
-    for index in range(1, len(deal)):  # R11: the cards that passed through its hands
-        actor, kind, cards, _ = deal[index]
-        if kind == "ready_money" and actor == seat:
-            discarded.append(cards[0])
-        elif kind == "give":
-            trader = deal[index - 1][0]
-            if actor == seat:
-                gave.append((cards[0], trader))
-            elif trader == seat:
-                gave.append((cards[1], actor))
+    known = set(hand) | set(game.table) | set(knows.discards.mine) | set(places)
     current = game.current_player
     offer = game.offer
     state = game.public_state()  # copied, its rules too: an agent's write to them (object.__setattr__)
@@ -243,10 +249,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
         deals_played=game.deals_played, deals_dealt=game.deals_dealt,
         offer_from=None if offer is None else offer[0],
-        gave=tuple(gave), discarded=tuple(discarded),
+        gave=memory.gave.chain(), discarded=memory.discarded.chain(),
         public_hands=tuple([tuple(sorted(cards)) for cards in public]),
         unseen=tuple([c for c in game.pack if c not in known]),
-        history=tuple(history),
+        history=knows.history.chain(),
         legal_actions=tuple(game.legal_actions()) if current == seat else (),
         observation=obs.encode(game, seat), action_mask=obs.action_mask(game, seat),
-        _deal=tuple(deal), _past=tuple(full[:game.deal_start - 1]), _state=state)
+        _deal=knows.deal.chain(), _past=knows.past_chain(), _state=state)

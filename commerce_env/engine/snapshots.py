@@ -38,7 +38,7 @@ def _copied(value: Any) -> Any:
 
 class Lineage:
     """One slot that a game and every copy :meth:`Game.clone` makes of it share (clone copies
-    lists, not this): :func:`commerce_env.knowledge.known_record` keeps there the seats' masked
+    lists, not this): :func:`commerce_env.knowledge.seat_knowledge` keeps there the seats' masked
     record it used last, so that the clones of one game (a replay's states) share one set of
     masked entries.  It holds what each seat saw (R11): it lives on the game, where no view reaches."""
 
