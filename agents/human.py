@@ -3,9 +3,11 @@
 The text shown is made from the seat's view (:mod:`commerce_env.view`): the
 hand (unless he is the widow dealer before his blind choice, R6.2), the
 face-up cards, every player's counters, and what the others did since his
-last turn, with face-down cards hidden.  An action is chosen by its number or
-its canonical text (R12, e.g. ``ready_money 10H``); anything else is refused
-with a message saying why, and the question is asked again.
+last turn, with face-down cards hidden, all in the guide's words
+(:mod:`commerce_env.guide`).  An action is chosen by its number, its words as
+listed (``trade 10H for ready money``) or its canonical text (R12,
+``ready_money 10H``); anything else is refused with a message saying why, and
+the question is asked again.
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from collections.abc import Callable, Sequence
 
 from commerce_env import guide
 from commerce_env.cards import CARDS
-from commerce_env.engine.actions import action_kind
-from commerce_env.engine.base import SHOW
-from commerce_env.view import SeatView, entry_text
+from commerce_env.engine.actions import TEXT_CARDS, action_cards, action_kind
+from commerce_env.engine.base import SHOW, WIDOW_CHOICE
+from commerce_env.view import SeatView
 
 from .base import Agent
 
-FACE_DOWN = ("ready_money", "offer", "give")
 HELP_WORDS = ("help", "?", "h")
 
 
@@ -38,27 +39,29 @@ def help_text(view: SeatView) -> str:
     """In-game help: the variant's rules in a few lines and what each of the choices now means."""
     lines = [guide.variant_help(view.variant), "Your choices now:"]
     for kind in dict.fromkeys(action_kind(a) for a in view.legal_actions):
-        lines.append(f"  {kind}: {guide.ACTIONS[kind]}")
-    texts = [view.action_text(a) for a in view.legal_actions]  # examples of this variant's own actions, now
-    examples = [next((t for t in texts if " " not in t), None), next((t for t in texts if " " in t), None)]
-    lines.append(f"Type an action's number or its text (e.g. {', '.join(t for t in examples if t)}); "
+        lines.append(f"  {guide.ACTION_NAMES[kind]}: {guide.ACTIONS[kind]}")
+    words = [choice_words(view, a) for a in view.legal_actions]  # examples of this variant's own choices, now
+    examples = [next((w for w in words if " " not in w), None), next((w for w in words if " " in w), None)]
+    lines.append(f"Type the number of a choice, or its words (e.g. {', '.join(w for w in examples if w)}); "
                  "help or ? shows this again.")
     return "\n".join(lines)
 
 
-def describe(kind: str, cards: tuple, to_you: bool = False) -> str:
-    """An action as its viewer knows it: ``offer (a card face down)``, ``give 9H (to you)``."""
-    text = entry_text(kind, cards)
-    if kind in FACE_DOWN and text == kind:
-        return f"{kind} (a card face down)"
-    return text + " (to you)" if to_you else text
+def choice_words(view: SeatView, action: int) -> str:
+    """One of the seat's choices in the guide's words: ``trade 10H for ready money``."""
+    return guide.choice_text(action_kind(action), action_cards(action, view.hand, view.table),
+                             view.engine.table_name)
 
 
-def public_action_text(history: Sequence[tuple], index: int, viewer: int) -> str:
-    """Entry ``index`` of a view's history as ``viewer`` saw it (R11)."""
+def public_action_text(history: Sequence[tuple], index: int, viewer: int, name: str = "",
+                       table_name: str = "table") -> str:
+    """Entry ``index`` of a view's history as ``viewer`` saw it (R11), in words: ``offered a card, face down``
+    (``name``: the actor's, to start the sentence with)."""
     seat, kind, cards = history[index]
     to_you = kind == "give" and seat != viewer and index > 0 and history[index - 1][0] == viewer
-    return describe(kind, cards, to_you)
+    text = guide.move_text(name, kind, cards[:TEXT_CARDS.get(kind, 0)], you=seat == viewer, to_you=to_you,
+                           table_name=table_name)
+    return text.lstrip()
 
 
 class HumanAgent(Agent):
@@ -89,18 +92,22 @@ class HumanAgent(Agent):
         if self.seen > len(history):  # a new match
             self.seen = 0
         deal = max((i + 1 for i, entry in enumerate(history) if entry[1] == SHOW), default=0)  # this deal
-        news = [f"  {self._name(s)}: {public_action_text(history, i, seat)}"
+        table_name = view.engine.table_name
+        news = [f"  {public_action_text(history, i, seat, self._name(s), table_name)}"
                 for i, (s, kind, _) in enumerate(history) if i >= max(self.seen, deal) and s != seat]
         if news and self.news:
             lines += ["Since your last turn:", *news]
-        lines.append(f"--- {view.variant}: deal {view.deals_dealt}, round {view.rounds_done + 1}, "
-                     f"pool {view.pool}, dealer {self._name(view.dealer)} ---")
+        lines.append(f"--- {guide.variant_title(view.variant)}: deal {view.deals_dealt}, "
+                     f"round {view.rounds_done + 1}; pool {view.pool}; dealer: {self._name(view.dealer)} ---")
         if view.hand:
             lines.append(f"Your hand ({self._name(seat)}): {cards(view.hand)}")
+        elif view.phase == WIDOW_CHOICE:
+            lines.append(f"Your hand ({self._name(seat)}): face down. You deal: take the widow or keep "
+                         "your hand before you look at it")
         else:
-            lines.append(f"Your hand ({self._name(seat)}): face down, unseen (R6.2)")
+            lines.append(f"Your hand ({self._name(seat)}): no cards (you are out of the deal)")
         if view.table:
-            lines.append(f"Face up on the table: {cards(view.table)}")
+            lines.append(f"The {table_name}, face up: {cards(view.table)}")
         if view.engine.has_stock:
             lines.append(f"Stock: {view.stock_size} cards")
         money = view.engine.plays_for_money
@@ -112,7 +119,7 @@ class HumanAgent(Agent):
                          + (" (out)" if view.out[s] else "") + (" (dealer)" if s == view.dealer else ""))
         lines.append("Your choices (type help or ? for the rules):")
         for action in view.legal_actions:
-            lines.append(f"  {action:>2}  {view.action_text(action)}")
+            lines.append(f"  {action:>2}  {choice_words(view, action)}")
         return fit("\n".join(lines))
 
     def parse(self, view: SeatView, answer: str) -> int:
@@ -120,18 +127,21 @@ class HumanAgent(Agent):
         legal = view.legal_actions
         text = answer.strip()
         if not text:
-            raise ValueError("please type an action number or its text")
+            raise ValueError("please type the number of one of your choices")
         if text.lstrip("-").isdigit():
             action = int(text)
             if action not in legal:
                 raise ValueError(f"{action} is not one of your choices now: {', '.join(map(str, legal))}")
             return action
+        by_words = {" ".join(choice_words(view, a).lower().split()): a for a in legal}
+        if " ".join(text.lower().split()) in by_words:
+            return by_words[" ".join(text.lower().split())]
         try:
             action = view.action_from_text(text)
         except (ValueError, TypeError) as error:
-            raise ValueError(str(error)) from None
+            raise ValueError(f"{error}; type the number of one of your choices") from None
         if action not in legal:
-            raise ValueError(f"{text!r} is not allowed now; choose one of the listed actions")
+            raise ValueError(f"{text!r} is not allowed now; type the number of one of the listed choices")
         return action
 
     def act(self, view: SeatView) -> int:

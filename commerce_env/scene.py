@@ -14,19 +14,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from . import guide
 from .cards import CARDS
-from .engine.actions import KINDS, TEXT_CARDS
-from .engine.base import ACT, DEAL, HORSE, LAST_EXCHANGE, OVER, REPLY, SHOW, STAND_CHOICE, WIDOW_CHOICE, Game
+from .engine.actions import KINDS, TEXT_CARDS, action_kind
+from .engine.base import DEAL, SHOW, Game
 from .engine.settlement import Showdown
 
 FACE_DOWN_KINDS = ("ready_money", "offer", "give")  # R11: the card of these moves is not public
-KIND_TEXTS = {"ready_money": "traded for ready money", "offer": "offered a card", "give": "gave a card",
-              "take_widow": "took the widow", "keep_hand": "kept his hand", "buy_horse": "bought a horse",
-              "no_horse": "bought no horse", "knock": "knocked", "stand": "stood", "continue": "continued",
-              "pass": "passed", "decline": "declined", "exchange": "exchanged"}
-PHASE_TEXTS = {ACT: "to play", REPLY: "to answer the offer (give a card, blind)",
-               STAND_CHOICE: "to stand or continue", WIDOW_CHOICE: "to take the widow or keep his hand, unseen",
-               LAST_EXCHANGE: "to make a last exchange", HORSE: "to buy a horse or not", OVER: ""}
 
 
 @dataclass(frozen=True)
@@ -46,6 +40,7 @@ class SeatScene:
     category: str = ""  # at a showdown
     winner: bool = False
     change: int = 0  # balance change at a showdown
+    note: str = ""  # in words (commerce_env.guide): "out", the last move, or at a showdown the hand's category
 
 
 @dataclass(frozen=True)
@@ -64,12 +59,13 @@ class Scene:
     pool: int
     counters_label: str  # "counters" or "lives"
     to_act: int | None
-    prompt: str  # who is to do what
-    last_action: str  # the last action, as the viewer knows it
+    prompt: str  # who is to do what, in words (commerce_env.guide)
+    last_action: str  # the last action, as the viewer knows it, in words
     showdown: bool  # the seats show the hands of the deal just ended
     result: str  # the showdown's outcome, one line
     match_result: str  # the match's outcome, once it is over
     over: bool
+    intro: str = ""  # lives and money at the start of a match, in words
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -127,15 +123,21 @@ class _Everything:
         self.rounds_done, self.deals_dealt = game.rounds_done, game.deals_dealt
 
     def last_action(self, back: int, names: list[str]) -> str:
-        """The action ``back`` actions before the last (0: the last one), read from the end of the
-        record: a replay draws a scene per action, and rebuilding the whole history each time was quadratic."""
+        """The action ``back`` actions before the last (0: the last one), in words, read from the end
+        of the record: a replay draws a scene per action, and rebuilding the whole history each time was
+        quadratic."""
         for seat, kind, cards, _ in reversed(self.game.record):
             if kind == DEAL or kind == SHOW:
                 continue
             if back == 0:
-                return f"{names[seat]}: {action_text([(seat, kind, cards[:TEXT_CARDS.get(kind, 0)])], 0)}"
+                return guide.move_text(names[seat], kind, cards[:TEXT_CARDS.get(kind, 0)],
+                                       table_name=self.game.table_name)
             back -= 1
         return ""
+
+    def choices(self) -> list[str]:
+        """The kinds of the actions the player to act may take."""
+        return [action_kind(a) for a in self.game.legal_actions()]
 
 
 class _Seat:
@@ -169,19 +171,21 @@ class _Seat:
         self.counters, self.money, self.out = view.counters, view.money, view.out
         self.current_player, self.phase = view.current_player, view.phase
         self.rounds_done, self.deals_dealt = view.rounds_done, view.deals_dealt
+        self.seat = seat
 
     def last_action(self, back: int, names: list[str]) -> str:
-        """The action ``back`` actions before the last (0: the last one), as this seat knows it."""
-        from .view import entry_text
-
+        """The action ``back`` actions before the last (0: the last one), as this seat knows it, in words."""
         index = len(self.actions) - 1 - back
         if index < 0:
             return ""
         actor, kind, cards = self.actions[index]
-        text = entry_text(kind, cards)
-        if kind in FACE_DOWN_KINDS and text == kind:
-            text += " (face down)"
-        return f"{names[actor]}: {text}"
+        to_you = kind == "give" and index > 0 and self.actions[index - 1][0] == self.seat != actor
+        return guide.move_text(names[actor], kind, cards[:TEXT_CARDS.get(kind, 0)], you=actor == self.seat,
+                               to_you=to_you, table_name=self.view.engine.table_name)
+
+    def choices(self) -> list[str]:
+        """The kinds of this seat's actions, when it is to act."""
+        return [action_kind(a) for a in self.view.legal_actions] if self.current_player == self.seat else []
 
 
 def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showdown | None) -> Scene:
@@ -197,16 +201,18 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
     seats = []
     for s in range(n):
         cards = tuple(card_text(c) for c in shown.hands[s]) if shown is not None else facts.hand_of[s]
+        last = "" if shown is not None else facts.last_kind[s]
+        note = " ".join(word for word in ("out" if facts.out[s] else "", guide.DONE.get(last, "")) if word)
         seats.append(SeatScene(
             seat=s, name=names[s], cards=cards, counters=counters[s], money=moneys[s] if money else None,
             out=bool(facts.out[s]), dealer=s == dealer, to_act=s == facts.current_player, status="",
-            last="" if shown is not None else facts.last_kind[s],
-            **(_shown_seat(shown, s, money) if shown is not None else {})))
+            last=last, **(_shown_seat(shown, s, money) if shown is not None else {"note": note})))
     # The action that led here: the last one, or the one that ended the shown deal (the record of
     # a sampled world starts at its deal, so count back from the match's number of actions).
     last = facts.last_action(game.actions_taken - shown.actions if shown is not None else 0, names)
     to_act = facts.current_player
-    prompt = "" if to_act is None else f"{names[to_act]} {PHASE_TEXTS[facts.phase]}"
+    prompt = "" if to_act is None else guide.prompt_text(facts.phase, names[to_act], to_act == viewer,
+                                                         facts.choices() if to_act == viewer else ())
     return Scene(
         variant=game.rules.variant, viewer=viewer, deal=shown.deal if shown else facts.deals_dealt,
         round=facts.rounds_done + 1, phase=facts.phase, seats=tuple(seats),
@@ -214,14 +220,16 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
         table_name=game.table_name, stock=facts.stock if "discard" in game.rules.options() else None,
         pool=shown.pool if shown else facts.pool, counters_label="lives" if game.rules.has_lives else "counters",
         to_act=to_act, prompt=prompt, last_action=last, showdown=shown is not None,
-        result=_deal_result(shown, names), match_result=_match_result(game, names), over=game.over)
+        result=_deal_result(shown, names), match_result=guide.match_result(game, names), over=game.over,
+        intro=guide.intro(game))
 
 
 def _shown_seat(shown: Showdown, seat: int, money: bool) -> dict:
     before = shown.money_before if money else shown.counters_before
     after = shown.money_after if money else shown.counters_after
-    return {"category": shown.categories[seat], "winner": seat in shown.winners,
-            "change": after[seat] - before[seat]}
+    category = shown.categories[seat]
+    return {"category": category, "winner": seat in shown.winners, "change": after[seat] - before[seat],
+            "note": guide.CATEGORIES.get(category, category) if shown.hands[seat] else ""}
 
 
 def _deal_result(shown: Showdown | None, names: list[str]) -> str:
@@ -229,22 +237,7 @@ def _deal_result(shown: Showdown | None, names: list[str]) -> str:
         return ""
     who = " and ".join(names[w] for w in shown.winners)
     verb = "win" if len(shown.winners) > 1 or who == "you" else "wins"  # "you win", as "they win"
-    return f"Deal {shown.deal}: {who} {verb} with {_article(shown.categories[shown.winners[0]])}."
-
-
-def _match_result(game: Game, names: list[str]) -> str:
-    if not game.over:
-        return ""
-    text = "Match over."
-    if game.match_losers:
-        text += " Lost: " + ", ".join(names[s] for s in game.match_losers) + "."
-    return text + " Returns: " + ", ".join(f"{names[s]} {r:+g}" for s, r in enumerate(game.returns()))
-
-
-def _article(category: str) -> str:
-    if category == "none":
-        return "no combination"
-    return f"an {category}" if category[0] in "aeiou" else f"a {category}"
+    return f"Deal {shown.deal}: {who} {verb} {guide.with_category(shown.categories[shown.winners[0]])}."
 
 
 def history_lines(history: list[tuple[int, str, tuple[int, ...]]], names: list[str], start: int = 0) -> list[str]:

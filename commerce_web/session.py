@@ -24,13 +24,14 @@ import yaml
 from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import new_game
-from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
+from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, TEXT_CARDS, action_kind
 from commerce_env.engine.base import DEAL, SHOW
 from commerce_env.engine.settlement import Showdown
+from commerce_env.knowledge import masked
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
 from commerce_env.rules import ALL_OPTIONS, OPTIONS, VARIANTS, make_rules
-from commerce_env.scene import FACE_DOWN_KINDS, build_scene, showdown_scene
+from commerce_env.scene import build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
 
 from .errors import QUOTE_LIMIT, BusyError, RequestError, quote
@@ -46,6 +47,7 @@ MAX_ACTIONS = 100_000  # a runaway guard: no real match comes near it
 MAX_DEAL_TURNS = 500  # max_rounds x players: a deal of that many turns, its longest (R4.4)
 MAX_DEAL_ACTIONS = 1_500  # a runaway guard on one deal: a turn takes one to three actions
 AGENT_SECONDS = 120.0  # the agents' thinking in one match, in all
+TRAINING_OPTIONS = frozenset({"reward"})  # how a learner is scored: not a table's rule, so not on the form
 MAX_OPTION_TEXT = QUOTE_LIMIT
 MAX_ACTION_TEXT = QUOTE_LIMIT  # the longest action text is about 20 characters
 log = logging.getLogger(__name__)
@@ -93,9 +95,10 @@ def variants_info() -> dict[str, Any]:
         rules = make_rules(variant)
         defaults = rules.options()
         defaults.pop("variant")
-        out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant])},
-                        "help": guide.variant_help(variant)}
-    return {"variants": out, "agents": list(BUILT_IN_AGENTS), "actions": guide.ACTIONS}
+        out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant] - TRAINING_OPTIONS)},
+                        "help": guide.variant_help(variant), "title": guide.variant_title(variant)}
+    return {"variants": out, "agents": list(BUILT_IN_AGENTS), "actions": guide.ACTIONS,
+            "action_names": guide.ACTION_NAMES}
 
 
 class Match:
@@ -182,16 +185,16 @@ class Match:
         legal = game.legal_actions()
         words = text.split()
         if words[0] == "exchange" and len(words) < 3:
-            raise RequestError(f"{text!r}: choose one of your cards and a {game.table_name} card first")
+            raise RequestError(f"To exchange, choose one of your cards and a {game.table_name} card first.")
         if words[0] in CARD_VERBS and len(words) == 1:
-            raise RequestError(f"{text!r}: choose one of your cards first")
+            raise RequestError(f"To {guide.ACTION_NAMES[words[0]]}, choose one of your cards first.")
         try:
             action = game.action_from_text(text, self.seat)
         except (ValueError, TypeError) as error:
             raise RequestError(str(error)) from None
         if action not in legal:
-            choices = ", ".join(game.action_text(a, self.seat) for a in legal)
-            raise RequestError(f"{text!r} is not allowed now; your choices: {choices}")
+            choices = guide.join_or([self._choice(a) for a in legal])
+            raise RequestError(f"{quote(text)} is not one of your choices now: {choices}.")
         self._apply(self.seat, action)
         self.since = game.actions_taken
 
@@ -299,9 +302,10 @@ class Match:
             for action in game.legal_actions():
                 kind = action_kind(action)
                 cards = [str(c) for c in game.action_cards(action, seat)] if action >= READY_MONEY else []
-                legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards})
+                legal.append({"text": game.action_text(action, seat), "verb": kind, "cards": cards,
+                              "words": self._choice(action)})
         return {
-            "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None,
+            "scene": current.to_dict(), "showdown": shown.to_dict() if shown else None, "intro": current.intro,
             "seat": seat, "names": self.names, "my_turn": my_turn, "legal": legal, "thinking": self.thinking,
             "error": self.error or None,
             "since": self.events(self.since), "deals": [self._deal_result(s) for s in game.showdowns],
@@ -317,11 +321,13 @@ class Match:
         showdowns = iter(game.showdowns)
         lines: list[str] = []
         actions = deals = 0
+        bit = game.seat_bits[self.seat]
+        previous = None  # the actor of the action before, for a card given to the human
         for index, (actor, kind, _, _) in enumerate(record):
             if kind == DEAL:
                 deals += 1
                 if actions >= start:
-                    lines.append(f"Deal {deals}, dealt by {self.names[actor]}.")
+                    lines.append(guide.deal_line(deals, self.names[actor], game))
             elif kind == SHOW:
                 if index + 1 == len(record) or record[index + 1][1] != SHOW:  # the showdown's last hand
                     shown = next(showdowns)
@@ -329,26 +335,34 @@ class Match:
                         lines.append(self._showdown_line(shown))
             else:
                 if actions >= start:
-                    text = public_text(game, index, self.seat)
-                    if kind in FACE_DOWN_KINDS and text == kind:
-                        text += " (face down)"
-                    lines.append(f"{self.names[actor]}: {text}")
+                    cards = masked(record[index], bit)[2][:TEXT_CARDS.get(kind, 0)]  # R11
+                    lines.append(guide.move_text(self.names[actor], kind, cards, you=actor == self.seat,
+                                                 to_you=kind == "give" and previous == self.seat,
+                                                 table_name=game.table_name))
                 actions += 1
+                previous = actor
         return lines
 
+    def _choice(self, action: int) -> str:
+        """One of the human's choices, in words (commerce_env.guide)."""
+        game = self.game
+        return guide.choice_text(action_kind(action), game.action_cards(action, self.seat), game.table_name)
+
     def _showdown_line(self, shown: Showdown) -> str:
-        hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({shown.categories[s]})"
+        rules = self.game.rules
+        hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({guide.category_text(shown.categories[s], h, rules)})"
                           for s, h in enumerate(shown.hands) if h)
         winners = " and ".join(self.names[w] for w in shown.winners)
         plural = len(shown.winners) > 1 or winners == "you"
-        return f"Deal {shown.deal} showdown: {hands}. {winners} {'win' if plural else 'wins'}."
+        return f"Deal {shown.deal}, the hands shown: {hands}. {winners} {'win' if plural else 'wins'}."
 
     def _deal_result(self, shown: Showdown) -> dict[str, Any]:
         money = self.game.plays_for_money
         before, after = (shown.money_before, shown.money_after) if money else (shown.counters_before,
                                                                                  shown.counters_after)
-        return {"deal": shown.deal, "winners": [self.names[w] for w in shown.winners],
-                "category": shown.categories[shown.winners[0]],
+        category = shown.categories[shown.winners[0]]
+        return {"deal": shown.deal, "winners": [self.names[w] for w in shown.winners], "category": category,
+                "with": guide.CATEGORIES.get(category, category),
                 "changes": {self.names[s]: after[s] - before[s] for s in range(self.num_players) if shown.hands[s]}}
 
     def replay_record(self) -> dict[str, Any]:

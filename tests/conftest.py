@@ -67,3 +67,19 @@ def tiny_model(tmp_path_factory):
         return save_model(folder, weights, meta, use_safetensors=use_safetensors)
 
     return make
+
+
+BROWSER_SKIP_REASONS = ("chromium", "selenium")  # the skip reasons of the browser tests (tests/web_browser.py)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line when browser tests were skipped (no Chromium, no Selenium): which, and how to run them.
+    Without it ``make test`` skipped them silently."""
+    skipped = [report for report in terminalreporter.stats.get("skipped", [])
+               if isinstance(report.longrepr, tuple)
+               and any(word in str(report.longrepr[2]).lower() for word in BROWSER_SKIP_REASONS)]
+    if skipped:
+        files = sorted({Path(report.nodeid.split("::")[0]).name for report in skipped})
+        terminalreporter.write_line(
+            f"{len(skipped)} browser tests skipped ({', '.join(files)}): they need Chromium and its driver; "
+            "run them after: apt-get install -y chromium chromium-driver (Debian)")

@@ -139,9 +139,9 @@ def test_a_face_down_card_is_named_only_to_those_who_saw_it():
     given = game.hands[neighbour][2]
     game.apply(game.action_from_text(f"give {given}"))
     third = next(s for s in range(4) if s not in (trader, neighbour))
-    assert build_scene(game, third).last_action.endswith("give (face down)")
-    assert build_scene(game, trader).last_action.endswith(f"give {given}")
-    assert build_scene(game, neighbour).last_action.endswith(f"give {given}")
+    assert str(given) not in build_scene(game, third).last_action
+    assert build_scene(game, trader).last_action.endswith(f"gave you {given}")
+    assert build_scene(game, neighbour).last_action.endswith(f"gave {given}")
 
 
 def test_the_showdown_frame_shows_every_hand_categories_and_winners():

@@ -1,17 +1,41 @@
 """How to play (commerce_env.guide): a few lines per variant and a meaning for every action."""
 
+import random
+import re
+
 import pytest
 
 from commerce_env import guide
+from commerce_env.engine import new_game
 from commerce_env.engine.actions import KINDS
-from commerce_env.rules import VARIANTS
+from commerce_env.rules import VARIANTS, make_rules
 
 
 def test_every_variant_and_every_action_kind_is_explained():
-    sections = {"trade_barter": "R5", "widow": "R6", "my_ship_sails": "R7", "old_game": "R8", "pool": "R9"}
     for variant in VARIANTS:
-        assert f"({sections[variant]})" in guide.variant_help(variant)
-    assert set(guide.ACTIONS) == set(KINDS)  # R12's action kinds
+        assert guide.variant_help(variant) and guide.variant_title(variant)
+    assert set(guide.ACTIONS) == set(guide.ACTION_NAMES) == set(guide.DONE) == set(KINDS)  # R12's action kinds
+
+
+def test_the_guide_speaks_the_tables_language():
+    # A player reads no rule number and no action token ("ready_money 10H" is "trade 10H for ready money").
+    texts = [*guide.ACTIONS.values(), *guide.ACTION_NAMES.values(), *guide.DONE.values(),
+             *(guide.variant_help(v) for v in VARIANTS)]
+    for text in texts:
+        assert not re.search(r"\bR\d", text), text
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b|<card>", text), text
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_start_of_a_match_says_what_everyone_has_and_what_the_ante_or_entry_took(variant):
+    game = next(g for g in (new_game(make_rules(variant), 4, rng=random.Random(seed)) for seed in range(50))
+                if not g.showdowns)  # no ship dealt (R7.3): the first balance is the one after the ante
+    text = guide.intro(game)
+    assert str(game.balance(0)) in text  # the first balance shown, explained (2 lives, money -12)
+    if game.antes:
+        assert "ante" in text
+    if game.plays_for_money:
+        assert str(game.rules.entry) in text
 
 
 def test_my_ship_sails_help_has_no_poker_hands():

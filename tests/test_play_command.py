@@ -57,7 +57,7 @@ def test_two_models_that_cannot_share_a_table_are_refused(widow4, tiny_model, tm
 
 def test_without_a_model_the_defaults_are_unchanged(monkeypatch, capsys):
     code, out, _ = _play(monkeypatch, capsys, "--opponents", "greedy,random")
-    assert "trade_barter, 3 players" in out.splitlines()[0]
+    assert f"{guide.variant_title('trade_barter')}, 3 players" in out.splitlines()[0]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -102,7 +102,7 @@ def test_an_illegal_action_is_refused_and_changes_nothing(client):
     created = _new(client).get_json()
     key, state = created["id"], created["state"]
     hand = state["scene"]["seats"][0]["cards"]
-    for action, message in [("knock", "'knock' is not allowed now"),  # R8.2: no knock in the old game
+    for action, message in [("knock", "'knock' is not one of your choices"),  # R8.2: no knock in the old game
                             (f"exchange {hand[0]}", "choose one of your cards and a table card first"),
                             ("exchange", "choose one of your cards and a table card first"),
                             ("offer", "choose one of your cards first"),
@@ -281,8 +281,10 @@ def test_rule_options_are_read_as_the_form_types_them(client):
 
 def test_the_page_gets_how_to_play(client):
     info = client.get("/api/variants").get_json()
-    assert all("(R" in v["help"] for v in info["variants"].values())  # cites the rules
-    assert set(info["actions"]) >= {"knock", "offer", "give", "exchange", "take_widow", "buy_horse"}
+    assert all(v["help"] and v["title"] for v in info["variants"].values())
+    assert set(info["actions"]) == set(info["action_names"]) >= {"knock", "offer", "give", "exchange",
+                                                                  "take_widow", "buy_horse"}
+    assert all("reward" not in v["options"] for v in info["variants"].values())  # a learner's, not the table's
 
 
 def test_an_incomplete_exchange_asks_for_both_cards(client):
@@ -309,3 +311,17 @@ def test_the_human_is_told_you_win():
     texts = [state["showdown"]["result"], *state["since"]]
     assert "you win " in texts[0] and any("you win" in line for line in texts[1:])
     assert not any("you wins" in text for text in texts)
+
+
+def test_skipped_browser_tests_are_named_in_one_line(tmp_path):
+    # make test once skipped the browser tests without a word when Chromium was missing.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PATH": str(tmp_path)}  # no chromium, no chromedriver on it
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                           "tests/test_web_table.py"], capture_output=True, text=True, env=env, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if "browser tests skipped" in line]
+    assert done.returncode == 0 and len(lines) == 1, done.stdout[-2000:]
+    assert "test_web_table.py" in lines[0] and "apt-get install -y chromium chromium-driver" in lines[0]

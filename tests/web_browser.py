@@ -64,6 +64,17 @@ def phone(browser, width: int = PHONE_WIDTH, height: int = 860):
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+@contextlib.contextmanager
+def width(browser, pixels: int, height: int = 900):
+    """The page ``pixels`` CSS pixels wide: a phone's (with the page's viewport tag) below 800, else a desktop's."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": pixels, "height": height, "deviceScaleFactor": 1, "mobile": pixels < 800})
+    try:
+        yield
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def wait(browser, condition, timeout=30):
     return WebDriverWait(browser, timeout).until(lambda d: condition(d))
 

@@ -47,3 +47,18 @@ def seen_by_action_count(game, seat: int) -> list[set[str]]:
                 seen |= {str(c) for c in cards}
         out.append(set(seen))
     return out
+
+
+# What a player must never read (commerce_env.guide): the engine's action tokens, rule numbers, a
+# learner's terms, "none" for a hand, a seat by its program name, the prompt's old "Your turn: to play".
+JARGON = re.compile(
+    r"\b(?:ready_money|take_widow|keep_hand|buy_horse|no_horse|player_\d+)\b"
+    r"|\bexchange (?:10|[2-9JQKA])[CDHS] (?:10|[2-9JQKA])[CDHS]\b"
+    r"|\bR\d{1,2}(?:\.\d+)?\b"
+    r"|\b(?:returns?|rewards?|episodes?|observations?|polic(?:y|ies)|agents?)\b"
+    r"|\bnone\b|Your turn: to\b", re.IGNORECASE)
+
+
+def jargon(text: str) -> list[str]:
+    """The pieces of ``text`` a player should not have to read (:data:`JARGON`)."""
+    return [found.group() for found in JARGON.finditer(text)]

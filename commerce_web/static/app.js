@@ -4,16 +4,11 @@
 
 const $ = (id) => document.getElementById(id);
 const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-const VERBS = {
-  knock: "knock", stand: "stand", continue: "continue", pass: "pass", decline: "decline",
-  take_widow: "take the widow", keep_hand: "keep my hand", buy_horse: "buy a horse", no_horse: "no horse",
-  ready_money: "trade for ready money", offer: "offer (barter)", give: "give", exchange: "exchange",
-};
 const CARD_VERBS = ["ready_money", "offer", "give", "exchange"];
-const TITLES = {
-  trade_barter: "Commerce: trade and barter", widow: "Commerce with a widow", my_ship_sails: "My Ship Sails",
-  old_game: "Commerce: the old game", pool: "Pool commerce",
-};
+// Every word a player reads comes from the server, in the guide's words (commerce_env/guide.py):
+// the buttons' names (info.action_names), the variants' titles, the prompt, the moves and the results.
+const verbName = (verb) => info.action_names[verb] || verb;
+const title = (variant) => (info.variants[variant] || {}).title || variant;
 
 let info = null;          // variants, options, agents, models
 let matchId = null;       // the unguessable id of this browser's match
@@ -95,16 +90,15 @@ function drawScene(container, scene, interactive) {
     if (seat.to_act && !scene.showdown) node.classList.add("to-act");
     if (seat.winner) node.classList.add("winner");
     if (seat.out) node.classList.add("out");
+    // The number, the name and the dealer's badge side by side: the badge never covers the name.
     node.append(el("div", { class: "name", title: seat.name },
       el("span", { class: "seat-number", text: String(seat.seat), title: `seat ${seat.seat}` }),
-      el("span", { class: "seat-name", text: shortName(seat) })));
-    if (seat.dealer) {
-      node.classList.add("dealing");  // room for the dealer's badge beside the name
-      node.append(el("div", { class: "dealer", text: "D", title: "dealer" }));
-    }
-    let balance = `${scene.counters_label} ${seat.counters}`;
-    if (seat.money !== null) balance += `   money ${seat.money}`;
-    node.append(el("div", { class: "balance", text: balance }));
+      el("span", { class: "seat-name", text: shortName(seat) }),
+      seat.dealer ? el("span", { class: "dealer", text: "D", title: "the dealer" }) : null));
+    const balance = [scene.counters_label === "lives"
+      ? `${seat.counters} ${Math.abs(seat.counters) === 1 ? "life" : "lives"}` : `counters ${seat.counters}`];
+    if (seat.money !== null) balance.push(`money ${seat.money}`);
+    node.append(el("div", { class: "balance", text: balance.join(" \u00b7 ") }));
     const cards = el("div", { class: "cards" + (seat.seat === scene.viewer ? " my-hand" : "") });
     for (const card of seat.cards) {
       const mine = interactive && seat.seat === scene.viewer && card !== null;
@@ -113,20 +107,18 @@ function drawScene(container, scene, interactive) {
       } : {}));
     }
     node.append(cards);
-    let note = "", cls = "note";
+    let note = seat.note, cls = "note";
     if (scene.showdown) {
-      note = seat.category + (seat.change ? `  ${seat.change > 0 ? "+" : ""}${seat.change}` : "");
+      note += seat.change ? `  ${seat.change > 0 ? "+" : ""}${seat.change}` : "";
       if (seat.winner) { note = "WINS  " + note; cls += " win"; } else if (seat.change < 0) cls += " loss";
-    } else {
-      note = [seat.out ? "out" : "", seat.status || seat.last.replace("_", " ")].filter(Boolean).join(" ");
     }
     node.append(el("div", { class: cls, text: note }));
     container.append(node);
   }
   const centre = el("div", { class: "centre", style: `order: ${n}` });
-  const title = $(`${container.id}-title`);
-  if (title) {
-    title.textContent = `${TITLES[scene.variant] || scene.variant} \u00b7 deal ${scene.deal}` +
+  const heading = $(`${container.id}-title`);
+  if (heading) {
+    heading.textContent = `${title(scene.variant)} \u00b7 deal ${scene.deal}` +
       (scene.showdown || scene.over ? "" : `, round ${scene.round}`);
   }
   if (scene.table.length) {
@@ -148,7 +140,7 @@ function drawScene(container, scene, interactive) {
   // The last action and the results go below the table, where no seat can cover them.
   const status = $(`${container.id}-status`);
   status.replaceChildren();
-  if (scene.last_action) status.append(el("div", { text: "last: " + scene.last_action }));
+  if (scene.last_action) status.append(el("div", { text: `Last move: ${scene.last_action}.` }));
   for (const line of [scene.result, scene.match_result]) {
     if (line) status.append(el("div", { class: "result", text: line }));
   }
@@ -182,14 +174,13 @@ function renderState() {
   } else if (state.thinking || state.error) {
     $("prompt").textContent = state.error || "The other players are playing\u2026";
   } else {
-    $("prompt").textContent = state.my_turn ? `Your turn: ${state.scene.prompt.replace(/^you /, "")}.` :
-      state.scene.prompt;
+    $("prompt").textContent = state.scene.prompt;
     const verbs = [...new Set(state.legal.map((a) => a.verb))];
     for (const verb of verbs) {
       const needsCard = CARD_VERBS.includes(verb);
       actions.append(el("button", {
         type: "button", class: needsCard ? "card-verb" : "", "data-verb": verb,
-        text: VERBS[verb] || verb, title: info.actions[verb] || "", onclick: () => clickVerb(verb),
+        text: verbName(verb), title: info.actions[verb] || "", onclick: () => clickVerb(verb),
       }));
     }
     if (verbs.some((v) => CARD_VERBS.includes(v))) {
@@ -200,13 +191,14 @@ function renderState() {
   }
   $("help-rules").textContent = info.variants[state.scene.variant].help;
   $("help-actions").replaceChildren(...[...new Set(state.legal.map((a) => a.verb))].map((verb) =>
-    el("li", {}, el("b", { text: VERBS[verb] || verb }), ` \u2014 ${info.actions[verb] || ""}`)));
+    el("li", {}, el("b", { text: verbName(verb) }), ` \u2014 ${info.actions[verb] || ""}`)));
+  $("intro").textContent = state.intro || "";
   const since = $("since");
   since.replaceChildren(...state.since.map((line) => el("li", { text: line })));
   since.scrollTop = since.scrollHeight;
   const deals = $("deals").querySelector("tbody");
   deals.replaceChildren(...state.deals.map((d) => el("tr", {},
-    el("td", { text: String(d.deal) }), el("td", { text: d.winners.join(", ") }), el("td", { text: d.category }),
+    el("td", { text: String(d.deal) }), el("td", { text: d.winners.join(", ") }), el("td", { text: d.with }),
     el("td", { text: Object.entries(d.changes).filter(([, c]) => c).map(([name, c]) =>
       `${name} ${c > 0 ? "+" : ""}${c}`).join(", ") }))));
   const result = $("result");
@@ -330,8 +322,7 @@ function fitOpponents(loud, adjust) {
     const listed = info.models.map((m) => m.name).join(", ") || "none";
     problem = `${clip(unknown.name)} is not a model of this server (its models: ${listed}).`;
   } else if (foreign) {
-    problem = `${foreign.name} plays ${TITLES[foreign.variant] || foreign.variant}, not ` +
-      `${TITLES[variant] || variant}: choose its variant first.`;
+    problem = `${foreign.name} plays ${title(foreign.variant)}, not ${title(variant)}: choose its variant first.`;
   } else if (counts.length > 1) {
     problem = models.map((m) => `${m.name} plays with ${m.num_players} players`).join(", ") +
       ": they cannot sit at one table.";
@@ -391,7 +382,7 @@ function showTab(name) {
 async function init() {
   info = await api("GET", "/api/variants");
   for (const variant of Object.keys(info.variants)) {
-    $("variant").append(el("option", { value: variant, text: TITLES[variant] || variant }));
+    $("variant").append(el("option", { value: variant, text: title(variant) }));
   }
   fillOptions();
   listOpponents();

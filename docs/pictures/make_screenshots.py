@@ -1,7 +1,7 @@
 """Regenerate the web app's screenshots in docs/pictures, from the repository root:
 ``PYTHONPATH=. python docs/pictures/make_screenshots.py`` (needs chromium and chromium-driver).
 
-The same match twice: in a desktop window (``web_*.png``) and on a 400 px wide phone
+The same match twice: in a desktop window (``web_*.png``) and on a 390 px wide phone
 (``web_phone_*.png``): the setup, a turn with cards chosen, a showdown, the match's end and a replay.
 """
 
@@ -116,7 +116,7 @@ def main() -> None:
             write_records(path, [record_game(game, ["search", "greedy", "expected_value", "random"])])
             shoot(browser, url, "web_", path)
             browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                    {"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": True})
+                                    {"width": 390, "height": 860, "deviceScaleFactor": 1, "mobile": True})
             shoot(browser, url, "web_phone_", path)
     finally:
         browser.quit()
