@@ -8,6 +8,7 @@ printing as ``10H``.  All 52 cards exist once, in :data:`CARDS`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("C", "D", "H", "S")
@@ -18,6 +19,13 @@ SUIT_INDEX = {name: i for i, name in enumerate(SUITS)}
 #: R1.2 pips: ace 11, court cards and ten 10, others face value.
 RANK_PIPS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11)
 DECK_SIZES = (52, 32)
+#: Research-size packs, by size: not R1's packs and no rule option (R12's ``deck_size`` is 52 or 32,
+#: and text never names these), but cards of the 52-card pack, so R2 values their hands unchanged.
+#: Made for the small games solved exactly (:mod:`commerce_env.small_game`), reachable from Python alone.
+RESEARCH_PACKS: dict[int, tuple[str, ...]] = {
+    9: tuple(r + s for r in ("2", "3", "4") for s in ("C", "D", "H")),  # 3 suits x 3 ranks
+    10: tuple(r + s for r in ("2", "3", "4", "5", "6") for s in ("C", "D")),  # 2 suits x 5 ranks
+}
 
 
 class Card(int):
@@ -60,12 +68,20 @@ _BY_NAME = {str(c): c for c in CARDS}
 
 
 def make_pack(deck_size: int = 52) -> tuple[Card, ...]:
-    """All cards of a pack in a fixed order: 52 cards, or 7 to ace for 32 (R1.1)."""
+    """All cards of a pack in a fixed order: 52 cards, or 7 to ace for 32 (R1.1); a size of
+    :data:`RESEARCH_PACKS` gives that research pack."""
     if deck_size == 52:
         return CARDS
     if deck_size == 32:
         return tuple(c for c in CARDS if c.rank >= RANK_INDEX["7"])
+    if deck_size in RESEARCH_PACKS and type(deck_size) is int:
+        return _research_pack(deck_size)
     raise ValueError(f"deck_size must be 52 or 32, got {deck_size!r}")
+
+
+@cache
+def _research_pack(deck_size: int) -> tuple[Card, ...]:
+    return tuple(sorted(parse_card(text) for text in RESEARCH_PACKS[deck_size]))
 
 
 def parse_card(token: str) -> Card:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from .game import GAME_CLASSES, CommerceGame, CommerceState, game_name, register, state_from_engine
 from .loading import install
 from .params import parameter_specification, parameters_from_rules, rules_from_parameters
+from .small import register as register_small
 
 register()
+register_small()  # python_small_commerce_<variant>: the research-size games (commerce_env.small_game)
 install()
 
 __all__ = ["GAME_CLASSES", "CommerceGame", "CommerceState", "game_name", "parameter_specification",

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..cards import DECK_SIZES
 from ..engine.phases import PHASES
 from ..options import DEALER_PAYS, DISCARDS, MATCH_ENDS, REWARDS, TIE_BREAKS, UNTIL_OUT, Rules
 
@@ -138,6 +139,9 @@ def layout_params(num_players: int, num_decks: int) -> dict[int, int]:
 def rule_params(rules: Rules, num_players: int, wait_for_packs: bool = False) -> np.ndarray:
     """The parameters of :data:`PARAMS` but the sections' places: the rules, the variant's flags."""
     engine = rules.info.engine
+    if rules.deck_size not in DECK_SIZES:  # a research pack (cards.RESEARCH_PACKS): the readable engine's only
+        raise ValueError(f"the batched engine deals R1's packs (52 or 32 cards), not the {rules.deck_size}-card "
+                         "research pack: play it on the readable engine")
 
     def value(name: str) -> Any:
         if name in RULE_PARAMS:

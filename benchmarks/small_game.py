@@ -1,0 +1,154 @@
+"""The small games solved exactly: ``python -m benchmarks.small_game``.
+
+For each research-size game (:mod:`commerce_env.small_game`) it walks the whole tree, runs CFR+
+(:mod:`agents.cfr`), measuring its average policy's exact NashConv along the way, and measures the
+exact exploitability of ``random``, ``greedy``, ``expected_value`` and CFR's policy after
+:data:`PARTLY` iterations (partly converged) and at the end.  It writes
+``docs/benchmark/small_game.json`` (every figure), ``docs/benchmark/small_game_cfr.json`` (CFR's
+curves) and ``docs/benchmark/small_game.md``, the section of docs/benchmark.md that
+``python -m benchmarks.suite`` includes.  CFR's state is kept in ``--cache`` at each checkpoint, so
+an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.cfr import CFRPlus
+from agents.exact import gains, policy_table
+from commerce_env.files import atomic_write
+from commerce_env.game_tree import GameTree, build_tree
+from commerce_env.small_game import SMALL_GAMES, small_game
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKPOINTS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)  # where NashConv is measured
+PARTLY = 10  # the iterations of "a partly converged CFR policy"
+POLICIES = ("random", "greedy", "expected_value")
+TARGET = 0.01  # NashConv below this share of the game's value range
+
+
+def solve(tree: GameTree, iterations: int, cache: Path) -> tuple[CFRPlus, list[dict[str, Any]], np.ndarray | None]:
+    """CFR+ to ``iterations``, resuming from ``cache``; its curve and its average after :data:`PARTLY`."""
+    solver = CFRPlus(tree)
+    state, curve_file, partly_file = cache / "cfr.npz", cache / "curve.json", cache / "partly.npy"
+    curve: list[dict[str, Any]] = []
+    if state.is_file() and curve_file.is_file():
+        solver.load(state)
+        curve = [point for point in json.loads(curve_file.read_text()) if point["iterations"] <= solver.iterations]
+    started = time.perf_counter() - (curve[-1]["seconds"] if curve else 0.0)
+    for checkpoint in [c for c in CHECKPOINTS if solver.iterations < c <= iterations]:
+        solver.run(checkpoint - solver.iterations)
+        seconds = time.perf_counter() - started
+        average = solver.average()
+        curve.append({"iterations": solver.iterations, "nash_conv": gains(tree, average)["nash_conv"],
+                      "seconds": round(seconds, 1)})
+        if checkpoint == PARTLY:
+            atomic_write(partly_file, lambda handle, table=average: np.save(handle, table))
+        solver.save(state)
+        atomic_write(curve_file, json.dumps(curve))
+        print(f"  CFR+ {solver.iterations}: NashConv {curve[-1]['nash_conv']:.5f} ({seconds:.0f} s)", flush=True)
+    return solver, curve, np.load(partly_file) if partly_file.is_file() else None
+
+
+def run_variant(variant: str, iterations: int, cache: Path) -> dict[str, Any]:
+    game = small_game(variant)
+    print(f"{game.name}: walking the tree", flush=True)
+    started = time.perf_counter()
+    tree = build_tree(game)
+    built = time.perf_counter() - started
+    cache.mkdir(parents=True, exist_ok=True)
+    solver, curve, partly = solve(tree, iterations, cache)
+    span = tree.value_range()
+    below = next((p["iterations"] for p in curve if p["nash_conv"] < TARGET * span), None)
+    policies: dict[str, Any] = {}
+    for name in POLICIES:
+        started = time.perf_counter()
+        policies[name] = gains(tree, policy_table(tree, name))
+        print(f"  {name}: exploitability {policies[name]['exploitability']:.4f} "
+              f"({time.perf_counter() - started:.0f} s)", flush=True)
+    if partly is not None:
+        policies[f"cfr+ ({PARTLY} iterations)"] = gains(tree, partly)
+    policies[f"cfr+ ({solver.iterations} iterations)"] = gains(tree, solver.average())
+    return {"variant": variant, "game": game.name, "deck": list(map(str, _cards(game.pack))),
+            "num_players": game.num_players, "max_rounds": game.max_rounds, "deals": len(tree.deals),
+            "nodes": tree.num_nodes, "information_states": tree.num_infosets, "value_range": span,
+            "build_seconds": round(built, 1), "cfr_iterations": solver.iterations,
+            "cfr_below_one_percent_at": below, "cfr_curve": curve, "policies": policies}
+
+
+def _cards(cards: Any) -> list[str]:
+    from commerce_env.cards import CARDS
+
+    return [str(CARDS[c]) for c in cards]
+
+
+def markdown(results: list[dict[str, Any]], command: str) -> str:
+    """The section of docs/benchmark.md."""
+    lines = ["## Exploitability: a small game solved exactly", "",
+             "Exploitability is what a best response gains against a policy. In the full games it can only be "
+             "bounded from below (a learned or a search best response finds *a* deviation); in a game small "
+             "enough to walk whole it is exact, and it is the yardstick those bounds are checked against. "
+             "The research-size games (`commerce_env.small_game`, not rule options) keep every decision of "
+             "their variant: two players, one round, one deal, and a research pack of cards of the 52-card "
+             "pack (hands valued by R2 unchanged). Chance deals whole hands; a card drawn for ready money is "
+             "chance's when it is drawn. Returns are per deal; seat 0 deals, seat 1 is the eldest hand.", "",
+             f"Made by `{command}` (CFR+ state cached, so a run resumes).", ""]
+    for result in results:
+        span = result["value_range"]
+        lines += [f"### {result['variant']}", "",
+                  f"{result['game']}: pack {' '.join(result['deck'])}; {result['deals']:,} deals, "
+                  f"{result['nodes']:,} nodes, {result['information_states']:,} information states, returns "
+                  f"spread over {span:g} counters (walked in {result['build_seconds']:.0f} s).", "",
+                  "| policy | its return as dealer | as eldest | best response's gain as dealer | as eldest | "
+                  "exploitability (mean gain per deal) | NashConv | NashConv / value range |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, row in result["policies"].items():
+            dealer, eldest = row["seats"]
+            lines.append(f"| {name} | {dealer['policy']:+.3f} | {eldest['policy']:+.3f} | {dealer['gain']:.3f} | "
+                         f"{eldest['gain']:.3f} | {row['exploitability']:.4f} | {row['nash_conv']:.4f} | "
+                         f"{row['nash_conv'] / span:.2%} |")
+        at = result["cfr_below_one_percent_at"]
+        lines += ["", f"CFR+'s average policy: NashConv below 1% of the value range after {at} iterations." if at
+                  else "CFR+ did not reach 1% of the value range in this run.", "",
+                  "| CFR+ iterations | NashConv | NashConv / value range | seconds |", "|---:|---:|---:|---:|"]
+        for point in result["cfr_curve"]:
+            lines.append(f"| {point['iterations']} | {point['nash_conv']:.5f} | {point['nash_conv'] / span:.3%} | "
+                         f"{point['seconds']:.0f} |")
+        lines.append("")
+    lines += ["The curves are in [small_game_cfr.json](benchmark/small_game_cfr.json), every figure in "
+              "[small_game.json](benchmark/small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
+              "gives the exact best response's gain against any policy, to check a learned or search best "
+              "response against (docs/openspiel.md: OpenSpiel's own algorithms run on these games too).", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.small_game", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variants", nargs="+", default=list(SMALL_GAMES), choices=list(SMALL_GAMES))
+    parser.add_argument("--iterations", type=int, default=300, help="CFR+ iterations (default 300)")
+    parser.add_argument("--cache", default="runs/small_game", help="CFR+'s state, to resume (default runs/small_game)")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"))
+    args = parser.parse_args(argv)
+    if not 1 <= args.iterations <= 100_000:
+        parser.error(f"--iterations must be from 1 to 100000, got {args.iterations}")
+    command = "python -m benchmarks.small_game" + (f" --iterations {args.iterations}" if args.iterations != 300 else "")
+    results = [run_variant(v, args.iterations, Path(args.cache) / v) for v in args.variants]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / "small_game.json", json.dumps({"command": command, "results": results}, indent=2) + "\n")
+    curves = {r["variant"]: {"value_range": r["value_range"], "curve": r["cfr_curve"]} for r in results}
+    atomic_write(out / "small_game_cfr.json", json.dumps(curves, indent=2) + "\n")
+    atomic_write(out / "small_game.md", markdown(results, command))
+    print(f"wrote {out / 'small_game.json'}, small_game_cfr.json and small_game.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
