@@ -9,6 +9,9 @@ the cards they cannot see with ``view.sample_world(rng)``.
 
 from __future__ import annotations
 
+import numpy as np
+
+from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.policies import Policy, RandomPolicy
 from commerce_env.rules import Rules
 from commerce_env.view import SeatView
@@ -30,8 +33,22 @@ class Agent(Policy):
         """The action to take, one of ``view.legal_actions``."""
         raise NotImplementedError
 
+    def action_probabilities(self, view: SeatView) -> np.ndarray:
+        """How likely this agent is to take each of the 27 actions in ``view``: what a best response
+        weighs the hidden cards by (:mod:`agents.belief`).  By default one-hot on :meth:`act`: exact
+        for an agent that decides without chance; for one that draws, an unbiased estimate (one
+        draw).  An agent whose policy is a distribution says so by overriding this."""
+        probabilities = np.zeros(NUM_ACTIONS)
+        probabilities[self.act(view)] = 1.0
+        return probabilities
+
 
 class RandomAgent(RandomPolicy, Agent):
     """Uniform over the legal actions: the floor every other agent must clear."""
 
     name = "random"
+
+    def action_probabilities(self, view: SeatView) -> np.ndarray:
+        """Uniform over the legal actions."""
+        mask = np.asarray(view["action_mask"], dtype=np.float64)
+        return mask / mask.sum()

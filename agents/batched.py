@@ -49,6 +49,13 @@ class BatchedAgent:
     def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def action_probabilities_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``(len(games), 27)``: how likely this agent is to take each action in each game, as
+        :meth:`agents.base.Agent.action_probabilities` (by default one-hot on :meth:`act_batch`)."""
+        probabilities = np.zeros((len(games), NUM_ACTIONS))
+        probabilities[np.arange(len(games)), self.act_batch(engine, games, seats)] = 1.0
+        return probabilities
+
 
 # ------------------------------------------------------ compiled opponents
 KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
@@ -126,6 +133,11 @@ class BatchedRandom(UniformRandom, BatchedAgent):
     def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
         return (KIND_RANDOM, 0, 0)
 
+    def action_probabilities_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Uniform over each game's legal actions."""
+        masks = engine.action_mask[games].astype(np.float64)
+        return masks / masks.sum(axis=1, keepdims=True)
+
 
 class BatchedGreedy(BatchedAgent):
     """:class:`agents.heuristics.GreedyAgent` for many games at once."""
@@ -171,7 +183,8 @@ class BatchedPolicy(BatchedAgent):
         self.rng = np.random.default_rng(seed)
         self._builders: list | None = None
 
-    def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    def _scores(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The network's scores of the actions in each game, -inf where illegal."""
         from commerce_env.vector.features import batch_feature_builders, with_features
 
         if engine.num_players != self.agent.num_players or engine.variant != self.agent.variant:
@@ -183,6 +196,21 @@ class BatchedPolicy(BatchedAgent):
         scores = self.agent.logits(vectors).astype(np.float64)
         mask = engine.action_mask[games].astype(bool)
         scores[~mask] = -np.inf
+        return scores
+
+    def action_probabilities_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The network's softmax over each game's legal actions (one-hot on its best where the
+        agent plays ``deterministic``), as :meth:`agents.learned.LearnedAgent.action_probabilities`."""
+        scores = self._scores(engine, games, seats)
+        if self.agent.deterministic:
+            probabilities = np.zeros_like(scores)
+            probabilities[np.arange(len(scores)), scores.argmax(axis=1)] = 1.0
+            return probabilities
+        probabilities = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
+
+    def act_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        scores = self._scores(engine, games, seats)
         if self.agent.deterministic:
             return scores.argmax(axis=1)
         probabilities = np.exp(scores - scores.max(axis=1, keepdims=True))

@@ -99,6 +99,16 @@ def _money_values(seat: int, lives: np.ndarray, money: np.ndarray, pool: np.ndar
     return money.astype(np.float64) + pool.astype(np.float64) * shares[which.reshape(-1)]
 
 
+def deal_values(view: SeatView, engine: BatchEngine, rows: np.ndarray) -> np.ndarray:
+    """What the seat of ``view`` gained in each of ``rows`` since ``view`` (:func:`agents.search.deal_value`'s
+    change, as the readable rollout's), one float per row."""
+    seat = view.seat
+    if view.engine.plays_for_money:
+        start = view.money[seat] + view.pool * life_shares(tuple(view.counters))[seat]
+        return _money_values(seat, engine.counters()[rows], engine.money()[rows, seat], engine.pool[rows]) - start
+    return engine.counters()[rows, seat].astype(np.float64) - float(view.counters[seat])
+
+
 class BatchedRollouts:
     """Runs :class:`Rollouts` on batched engines: one per set of rules and players, kept from
     call to call (rows are reloaded, never remade) and grown when a call needs more rows."""
@@ -177,16 +187,9 @@ class BatchedRollouts:
                                       barters, rows, MAX_ACTIONS)
         if refused >= 0:  # a view's legal actions are legal in every world it deals (R11): a bug if not
             raise ValueError(f"rollout {refused}: action {int(actions[refused])} is not legal in its world")
-        counters, money, pool = engine.counters(), engine.money(), engine.pool
         out, at = [], 0
         for decision, size in zip(decisions, sizes, strict=True):
-            view, seat = decision.view, decision.view.seat
-            if view.engine.plays_for_money:
-                start = view.money[seat] + view.pool * life_shares(tuple(view.counters))[seat]
-                part = slice(at, at + size)
-                values = _money_values(seat, counters[part], money[part, seat], pool[part]) - start
-            else:
-                values = counters[at:at + size, seat].astype(np.float64) - float(view.counters[seat])
+            values = deal_values(decision.view, engine, rows[at:at + size])
             values = values.reshape(len(decision.worlds), len(decision.actions))
             out.append({a: values[:, k].copy() for k, a in enumerate(decision.actions)})
             at += size

@@ -157,8 +157,22 @@ class LearnedAgent(Agent):
             return self.search.act(view)
         return self.network_act(view)
 
-    def network_act(self, view: Any) -> int:
-        """The best legal action by the network alone, for a seat view or the AEC env's observation dict."""
+    def action_probabilities(self, view: Any) -> np.ndarray:
+        """The network's softmax over the legal actions (one-hot on its best where it plays
+        ``deterministic``); with test-time search, one-hot on the search's choice (the default)."""
+        if self.search is not None and isinstance(view, SeatView):
+            return super().action_probabilities(view)
+        scores = self._scores(view)
+        probabilities = np.zeros(len(scores))
+        if self.deterministic:
+            probabilities[int(np.argmax(scores))] = 1.0
+            return probabilities
+        legal = np.isfinite(scores)
+        probabilities[legal] = np.exp(scores[legal] - scores[legal].max())
+        return probabilities / probabilities.sum()
+
+    def _scores(self, view: Any) -> np.ndarray:
+        """The network's scores of the actions, -inf where illegal."""
         mask = np.asarray(view["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError("no legal action in the mask")
@@ -167,6 +181,11 @@ class LearnedAgent(Agent):
         vector = append_features(self.model_input(view["observation"]), self.feature_builders)
         scores = self.logits(vector).astype(np.float64)
         scores[~mask] = -np.inf
+        return scores
+
+    def network_act(self, view: Any) -> int:
+        """The best legal action by the network alone, for a seat view or the AEC env's observation dict."""
+        scores = self._scores(view)
         if self.deterministic:
             return int(np.argmax(scores))
         probabilities = np.exp(scores - scores.max())

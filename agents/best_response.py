@@ -1,0 +1,188 @@
+"""A search best response: the search agent in one seat, against a known agent in the others.
+
+It is :class:`agents.search.SearchAgent` with two changes that make it a
+best response to a fixed agent (local best response, Lisý & Bowling 2017, with
+the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022):
+
+* the worlds it samples from its seat view (``view.sample_world``, R11) are
+  weighted by how likely the agent's own choices of this deal were in each
+  (:mod:`agents.belief`): a world where the agent would have played otherwise
+  counts for nothing;
+* its rollouts play the agent in every other seat; its own later moves in them
+  are the search's rollout policy (greedy, at :meth:`SearchAgent.rollout_threshold`).
+
+It picks the action with the best weighted mean over the worlds, with no prior.
+Worlds are drawn ``worlds`` at a time until ``worlds`` of them weigh more than
+nothing, at most ``draws`` in all; where none does, it takes the drawn ones
+unweighted (counted in :attr:`SearchBestResponse.unweighted`).  Where the agent
+batches (random, greedy, a network alone: :func:`agents.batched.batched_agent`)
+the replays and the rollouts run on the batched engine, all worlds together
+(:mod:`agents.best_response_rollouts`); otherwise on the readable one, a seat
+view per decision of the agent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from commerce_env.engine.base import Game
+from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
+from commerce_env.rules import Rules
+from commerce_env.view import SeatView, seat_view
+
+from .base import Agent, RandomAgent
+from .belief import before_deal, world_weight
+from .heuristics import greedy_action, number_argument, value_function
+from .search import MAX_WORLDS, SearchAgent, deal_value, sampled_worlds
+
+__all__ = ["SearchBestResponse"]
+
+MAX_ACTIONS = 2000  # per rollout, as the search's
+
+
+class SearchBestResponse(SearchAgent):
+    """The search's best response to ``agent`` (a spec or an agent object), ``worlds`` weighted
+    worlds per decision drawn from at most ``draws`` (default four times ``worlds``); the other
+    arguments are the search's (:class:`agents.search.SearchAgent`).  ``weighting=False`` takes
+    the worlds unweighted (the search with the agent's rollouts only)."""
+
+    name = "search_best_response"
+
+    def __init__(self, agent: Any, worlds: int = 24, draws: int | None = None, weighting: bool = True,
+                 rollout_quantile: float | None = None, barter: bool = True, candidates: int | None = 4,
+                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
+        super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=False,
+                         candidates=candidates, seed=seed, engine=engine, redeal_ms=redeal_ms)
+        self.draws = 4 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
+        if self.draws < self.worlds:
+            raise ValueError(f"draws must be at least worlds ({self.worlds}), got {draws!r}")
+        if not isinstance(weighting, bool):
+            raise ValueError(f"weighting must be true or false, got {weighting!r}")
+        self.weighting = weighting
+        self.spec = agent
+        self.agent: Agent | None = agent if isinstance(agent, Agent) else None  # made at the first reset
+        self._batched: dict[tuple[Rules, int], Any] = {}  # the agent's batched form (None: it has none)
+        self.decisions = 0  # decisions searched
+        self.seconds = 0.0  # spent searching them
+        self.drawn = 0  # worlds drawn in all
+        self.kept = 0  # worlds that weighed more than nothing
+        self.trembled = 0  # decisions where no world drawn had the agent's choices: the fewest misses kept
+
+    def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
+        super().reset(seat, num_players, rules, seed)
+        if self.agent is None:
+            from .specs import make_agent
+
+            self.agent = make_agent(self.spec, variant=rules.variant, num_players=num_players)
+        self.agent.reset((seat + 1) % num_players, num_players, rules, None if seed is None else seed + 1)
+
+    # ---------------------------------------------------------------- decide
+    def act(self, view: SeatView) -> int:
+        action = self.immediate_action(view)
+        if action is not None:
+            return action
+        started = time.perf_counter()
+        try:
+            results, weights = self.weighed(view)
+        except NoConsistentDealError:
+            return self.fallback_action(view)
+        finally:
+            self.seconds += time.perf_counter() - started
+        return self.choose_weighted(results, weights)
+
+    def choose_weighted(self, results: dict[int, np.ndarray], weights: np.ndarray) -> int:
+        """The action with the best weighted mean over the worlds (the lowest among equals)."""
+        total = weights.sum()
+        self.last_values = {a: float(values @ weights / total) for a, values in results.items()}
+        best = max(self.last_values.values())
+        return min(a for a, value in self.last_values.items() if value >= best - 1e-12)
+
+    def weighed(self, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        """Each rolled-out action's result in each kept world, and the worlds' weights
+        (``NoConsistentDealError`` where a world is not found within ``redeal_ms``)."""
+        if self.agent is None:
+            self.reset(view.seat, view.num_players, view.rules)
+        self.decisions += 1
+        batched = self.batched_agent(view)
+        if batched is not None:
+            from .best_response_rollouts import weighed_batched
+
+            return weighed_batched(self, batched, view)
+        return self._weighed_readable(view)
+
+    def batched_agent(self, view: SeatView) -> Any:
+        """The agent's batched form (:func:`agents.batched.batched_agent`) where it has one and the
+        batched engine serves these rules, else None (the readable path)."""
+        if self.batched_rollouts(view) is None:
+            return None
+        key = (view.rules, view.num_players)
+        if key not in self._batched:
+            try:
+                from .batched import batched_agent
+
+                spec = "random" if type(self.agent) is RandomAgent else self.agent  # its batched twin
+                self._batched[key] = batched_agent(spec, view.rules, view.num_players)
+            except (ImportError, ValueError, TypeError):
+                self._batched[key] = None
+        return self._batched[key]
+
+    def batch_sizes(self) -> Iterator[int]:
+        """How many worlds each round draws: ``worlds`` at a time, ``draws`` in all."""
+        drawn = 0
+        while drawn < self.draws:
+            size = min(self.worlds, self.draws - drawn)
+            drawn += size
+            yield size
+
+    def count(self, drawn: int, kept: int, misses: int) -> None:
+        """Keep the tally of worlds drawn and kept; a decision whose kept worlds have misses (no world
+        drawn is as the agent would have played it) is counted in :attr:`trembled`."""
+        self.drawn += drawn
+        self.kept += kept
+        self.trembled += misses > 0
+
+    # ------------------------------------------------------ readable engine
+    def _weighed_readable(self, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        """:meth:`weighed` on the readable engine: the worlds drawn as on the batched one, each
+        weighed by a replay with seat views (:func:`agents.belief.world_weight`)."""
+        worlds = sampled_worlds(view, self.rng, self.redeal_ms / 1000.0)
+        start: Game | None = None
+        drawn: list[tuple[Game, float, int]] = []
+        for size in self.batch_sizes():
+            for _ in range(size):
+                world = next(worlds)
+                if not self.weighting:
+                    drawn.append((world, 1.0, 0))
+                    continue
+                if start is None:
+                    start = before_deal(world)
+                drawn.append((world, *world_weight(start, world, view.seat, self.agent)))
+            if sum(misses == 0 for _, _, misses in drawn) >= self.worlds:
+                break
+        fewest = min(misses for _, _, misses in drawn)
+        kept = [(world, weight) for world, weight, misses in drawn if misses == fewest][:self.worlds]
+        self.count(len(drawn), len(kept), fewest)
+        threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
+        results = {a: np.array([self._rollout(world.clone(), view.seat, a, threshold, value) for world, _ in kept])
+                   for a in self.rollout_actions(view)}
+        return results, np.array([weight for _, weight in kept])
+
+    def _rollout(self, world: Game, seat: int, first: int, threshold: int, value: Any) -> float:
+        """Take ``first`` in ``world``, then play its deal out: ``seat`` by the greedy rollout policy,
+        every other seat by the agent; ``seat``'s gain (:func:`agents.search.deal_value`)."""
+        start = deal_value(world, seat)
+        world.stop_after_deal()
+        world.apply(first)
+        for _ in range(MAX_ACTIONS):
+            if world.over:
+                break
+            player = world.current_player
+            if player == seat:
+                world.apply(greedy_action(world, seat, threshold, value, self.barter))
+            else:
+                world.apply(self.agent.act(seat_view(world, player)))
+        return deal_value(world, seat) - start

@@ -1,0 +1,180 @@
+"""The search best response (agents/best_response.py, agents/belief.py, training/exploit_search.py):
+search in one seat against a known agent, its worlds weighted by the agent's own choices (R11)."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import game_setups, setup_game
+
+from agents.base import RandomAgent
+from agents.belief import before_deal, dealt_again, replay, world_weight
+from agents.best_response import SearchBestResponse
+from agents.heuristics import GreedyAgent
+from commerce_env.engine import new_game
+from commerce_env.engine.base import HORSE
+from commerce_env.rules import VARIANTS, make_rules
+from commerce_env.view import seat_view
+
+# What a game keeps for itself, not its state: caches, the generator of later deals, its shared slot.
+_NOT_STATE = ("rng", "lineage", "known_records", "_legal_cache", "_rng_shared")
+
+
+def _state(game) -> dict:
+    return {name: value for name, value in vars(game).items() if name not in _NOT_STATE}
+
+
+def _views(variant: str, agent, count: int, seed: int = 0, me: int = 0) -> list:
+    """``count`` views of seat ``me`` with a choice, ``agent`` in every other seat and greedy in ``me``."""
+    rules, rng, views = make_rules(variant), random.Random(seed), []
+    mine = GreedyAgent()
+    while len(views) < count:
+        game = new_game(rules, 4, seed=rng.randrange(2**31))
+        while not game.over and len(views) < count:
+            view = seat_view(game, game.current_player)
+            if game.current_player == me and len(view.legal_actions) > 1 and view.phase != HORSE:
+                views.append((game.clone(), view))
+            game.apply((mine if game.current_player == me else agent).act(view))
+    return views
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(0, 60))
+def test_a_deal_dealt_again_and_replayed_is_the_game(setup, play_seed, moves):
+    # R4.2, R5.3: the state before the deal, dealt its pack and stepped through its record, is the game,
+    # every seat's view included; in every variant and option set.
+    game = setup_game(setup)
+    rng = random.Random(play_seed)
+    for _ in range(moves):
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    if game.over or game.phase == HORSE:  # the horse comes after the deal's payments (R9.4)
+        return
+    again = dealt_again(before_deal(game), game)
+    for _ in replay(again, game):
+        pass
+    assert _state(again) == _state(game)
+    for seat in range(game.num_players):
+        assert pickle.dumps(seat_view(again, seat)) == pickle.dumps(seat_view(game, seat))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("engine", ["batched", "readable"])
+def test_it_never_sees_a_card_its_seat_has_not_seen(variant, engine):
+    # R11: a game and a world that differs from it only in cards the seat has not seen get the same
+    # choice, the same values and the same tally of worlds.
+    for game, view in _views(variant, GreedyAgent(), 3, seed=1):
+        lookalike = view.sample_world(random.Random(5))
+        twin = seat_view(lookalike, view.seat)
+        assert lookalike.hands != game.hands or lookalike.stock != game.stock
+        first, second = (SearchBestResponse("greedy", worlds=4, seed=3, engine=engine) for _ in range(2))
+        assert first.act(view) == second.act(twin)
+        assert first.last_values == second.last_values
+        assert (first.drawn, first.kept, first.trembled) == (second.drawn, second.kept, second.trembled)
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "my_ship_sails", "widow"])
+def test_the_worlds_without_weight_are_those_where_the_agent_would_have_played_otherwise(variant):
+    # A deterministic agent: a world has a miss exactly where greedy, replayed there, chooses another
+    # action than the one taken; the batched replay finds the same misses and weights as the readable one.
+    from agents.batched import batched_agent
+    from agents.batched_search import BatchedRollouts
+    from agents.best_response_rollouts import _Draws, _replay
+
+    greedy, misses_seen = GreedyAgent(), set()
+    for game, view in _views(variant, greedy, 6, seed=2):
+        worlds = view.sample_worlds(random.Random(7), 12)
+        start = before_deal(worlds[0])
+        assert world_weight(start, game, view.seat, greedy) == (1.0, 0)  # the true deal: as the agent played it
+        misses_seen.add(0)
+        readable = [world_weight(start, world, view.seat, greedy) for world in worlds]
+        for world, (weight, misses) in zip(worlds, readable, strict=True):
+            again = dealt_again(start, world)
+            otherwise = sum(greedy.act(seat_view(again, seat)) != action
+                            for seat, action in replay(again, world) if seat != view.seat)
+            assert misses == otherwise and (weight == 1.0) == (misses == 0)
+            misses_seen.add(misses)
+        draws = _Draws(view, random.Random(7), 5.0)
+        packs, entries = draws.draw(12)
+        engine = BatchedRollouts().engine(view.rules, 4, 12)
+        places = np.arange(12)
+        engine.load_games([start] * 12, places, knowledge=False)
+        engine.supply_packs(places, packs.tolist())
+        weights, misses = _replay(engine, places, entries, view.seat, batched_agent("greedy", view.rules, 4))
+        assert misses.tolist() == [m for _, m in readable]
+        assert weights == pytest.approx([w for w, _ in readable])
+    assert len(misses_seen) > 1  # worlds as the agent would have played them, and worlds with misses
+
+
+def test_a_random_agent_weighs_every_world_alike_and_a_network_by_its_softmax():
+    from agents.batched import BatchedPolicy, BatchedRandom
+    from agents.learned import load_agent
+
+    game, view = _views("trade_barter", RandomAgent(seed=0), 1, seed=3)[0]
+    world = view.sample_world(random.Random(1))
+    start = before_deal(world)
+    decisions = sum(seat != view.seat and len(again.legal_actions()) > 1
+                    for again in [dealt_again(start, world)] for seat, _ in replay(again, world))
+    weight, misses = world_weight(start, world, view.seat, RandomAgent())
+    assert misses == 0 and decisions > 0 and weight < 1.0
+    assert world_weight(start, view.sample_world(random.Random(2)), view.seat, RandomAgent())[0] == \
+        pytest.approx(weight)  # the same legal counts in every world: no information
+    network = load_agent("models/trade_barter", search=False, deterministic=False)
+    probabilities = network.action_probabilities(view)
+    assert probabilities.sum() == pytest.approx(1.0) and (probabilities[view.action_mask == 0] == 0).all()
+    assert (probabilities[view.action_mask == 1] > 0).all()
+    from commerce_env.vector import BatchEngine
+
+    engine = BatchEngine("trade_barter", 4, 1, wait_for_packs=False)
+    engine.load_games([game])
+    batched = BatchedPolicy(network).action_probabilities_batch(engine, np.array([0]), np.array([view.seat]))
+    assert batched[0] == pytest.approx(probabilities, rel=1e-5)
+    uniform = BatchedRandom().action_probabilities_batch(engine, np.array([0]), np.array([view.seat]))
+    assert uniform[0] == pytest.approx(RandomAgent().action_probabilities(view))
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "old_game"])
+def test_the_batched_and_readable_engines_choose_alike_against_a_deterministic_agent(variant):
+    # Greedy rollouts and greedy weights: the same worlds give the same values on either engine.
+    for _, view in _views(variant, GreedyAgent(), 4, seed=4):
+        batched = SearchBestResponse("greedy", worlds=4, seed=9)
+        readable = SearchBestResponse("greedy", worlds=4, seed=9, engine="readable")
+        assert batched.act(view) == readable.act(view)
+        assert batched.last_values == pytest.approx(readable.last_values)
+
+
+def test_it_gains_more_against_random_than_against_greedy():
+    from training.exploit_search import search_best_response
+
+    against = {agent: search_best_response(agent, deals=120, worlds=4, seed=11) for agent in ("random", "greedy")}
+    assert against["random"]["margin"] > against["greedy"]["margin"]
+    for report in against.values():
+        assert report["agent_in_seat"]["mean"] == pytest.approx(0.0)  # R4.3: the agent against itself
+        low, high = report["ci95"]
+        assert low <= report["margin"] <= high and report["decisions"] > 0
+
+
+@pytest.mark.parametrize("argument, value", [("--worlds", "0"), ("--draws", "1"), ("--seed", "-3")])
+def test_commerce_exploit_search_refuses_a_bad_setting_naming_it(argument, value):
+    done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--method", "search", "--agent",
+                           "greedy", "--deals", "4", argument, value], capture_output=True, text=True)
+    assert done.returncode == 2 and argument.strip("-") in done.stderr and value in done.stderr
+
+
+def test_commerce_exploit_search_reports_the_margin():
+    done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--method", "search", "--agent",
+                           "random", "--deals", "4", "--worlds", "2", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["method"] == "search" and report["agent"] == "random" and report["worlds"] == 2
+    assert report["margin"] == pytest.approx(report["responder_mean"] - report["agent_in_seat"]["mean"])
