@@ -139,6 +139,7 @@ def save_policy(probabilities: dict[str, list[float]], game: pyspiel.Game, path:
             raise ValueError(f"{path} exists and is not a {POLICY_FORMAT} file: not overwritten") from None
     data = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "game": str(game), "policy": probabilities}
     with writing_to(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data))
 
 

@@ -81,5 +81,6 @@ def save_games_command(args: Any, lineup: list[str], options: dict[str, Any]) ->
     except (ValueError, TypeError, OSError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2
-    print(f"wrote {written} game(s) to {path}; draw one with: commerce replay {path} --game 1 --out game.gif")
+    picture = Path(path).with_name(f"{Path(path).stem}_1.gif")  # beside the replays, never the current folder
+    print(f"wrote {written} game(s) to {path}; draw one with: commerce replay {path} --game 1 --out {picture}")
     return 0

@@ -271,6 +271,7 @@ def save_animation(scenes: list[Scene], path: str, seconds: float = 1.2, showdow
         raise ValueError("no scenes to write")
     if os.path.exists(path):
         raise FileExistsError(f"{path} exists; give a new file name")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # runs/game.gif in a fresh clone
     if str(path).lower().endswith(".mp4"):
         try:
             import imageio.v2 as imageio

@@ -125,6 +125,7 @@ def write_records(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
     text = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
     try:
         with writing_to(Path(path).parent):
+            Path(path).parent.mkdir(parents=True, exist_ok=True)  # runs/games.jsonl in a fresh clone
             atomic_write(path, text, overwrite=False)
     except FileExistsError:
         raise FileExistsError(errno.EEXIST, "exists; give a new file name", str(path)) from None

@@ -1,10 +1,11 @@
 """The docs' code runs as printed.
 
-A fenced ```python block of the README or of a page of docs/ is runnable when the line before it is
-``<!-- runnable -->`` (a comment GitHub does not show); each such block runs here, in a scratch
-folder that sees the repository's ``models/``, ``configs/`` and ``docs/``.  Every ``commerce ...``
-command of the README runs too, in the order printed and with short budgets appended, so that a
-command reading what the one before it wrote finds it.
+Every fenced ```python block of the README and of the pages of docs/ is marked runnable (the line
+before it is ``<!-- runnable -->``, a comment GitHub does not show) and runs here alone, as a user
+would paste it into a file: ``python snippet.py`` in a fresh interpreter, in a scratch folder that
+sees the repository's ``models/``, ``configs/`` and ``docs/`` (so an import that only another block
+made is missed).  Every ``commerce ...`` command of the README runs too, in the order printed and
+with short budgets appended, so that a command reading what the one before it wrote finds it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import io
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,14 +48,35 @@ def scratch(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page, line, code", BLOCKS,
                          ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _ in BLOCKS])
-def test_a_runnable_snippet_runs(page, line, code, scratch, capsys):
-    exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), {"__name__": "__main__"})  # as `python file.py`
+def test_a_runnable_snippet_runs(page, line, code, scratch):
+    script = scratch / f"snippet_{line}.py"
+    script.write_text(code)
+    done = subprocess.run([sys.executable, script.name], cwd=scratch, capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode == 0, f"{page.relative_to(ROOT)}:{line} fails alone:\n{done.stderr[-3000:]}"
 
 
 def test_every_marker_is_on_a_python_block():
     for page in PAGES:
         text = page.read_text()
         assert text.count(MARKER) == len(runnable_blocks(text)), f"{page.name}: a {MARKER} not on a ```python block"
+
+
+def test_every_python_block_is_marked_runnable():
+    for page in PAGES:
+        text = page.read_text()
+        blocks = len(re.findall(r"^```python\n", text, re.M))
+        assert blocks == len(runnable_blocks(text)), f"{page.name}: a ```python block without {MARKER}"
+
+
+def test_a_block_that_needs_another_blocks_import_fails(scratch):
+    """The reason for a fresh interpreter: in one shared process this block would pass after any
+    block that registered the OpenSpiel games."""
+    import commerce_env.openspiel  # noqa: F401  (what a shared process would already hold)
+
+    code = 'import pyspiel\npyspiel.load_game("python_commerce_widow", {"players": 4})\n'
+    with pytest.raises(AssertionError, match="fails alone"):
+        test_a_runnable_snippet_runs(ROOT / "README.md", 0, code, scratch)
 
 
 def test_the_readme_shows_a_runnable_quickstart_for_every_front_end():
