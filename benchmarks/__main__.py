@@ -256,7 +256,8 @@ RUNNERS: dict[str, Callable[[Settings], list[Row]]] = {
 
 
 def machine() -> dict:
-    return {"python": sys.version.split()[0], "platform": platform.platform(), "processor": platform.processor(),
+    """What the figures ran on, in general terms (no platform string: kernel builds name a machine)."""
+    return {"python": sys.version.split()[0], "system": platform.system(), "machine": platform.machine(),
             "cpus": os.cpu_count()}
 
 
