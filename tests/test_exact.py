@@ -129,6 +129,26 @@ def test_exact_values_agree_with_openspiel(variant, deals):
         assert theirs["on_policy_value"] == pytest.approx(mine["seats"][seat]["policy"], abs=1e-9)
 
 
+def test_cfr_plus_matches_openspiels_iteration_for_iteration():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    from commerce_env.openspiel.small import game_name
+
+    game = pyspiel.load_game(game_name("widow"), {"deals": 2})
+    theirs = cfr.CFRPlusSolver(game)
+    mine = CFRPlus(build_tree(small_game("widow"), game.deals))
+    for _ in range(4):
+        theirs.evaluate_and_update_policy()
+        mine.iteration()
+    average = theirs.average_policy()
+    assert exploitability.exploitability(game, average) == pytest.approx(
+        gains(mine.tree, mine.average())["exploitability"], abs=1e-9)
+    for k, key in enumerate(mine.tree.keys):
+        row = average.policy_for_key(str(key))[mine.tree.legal(k)]
+        np.testing.assert_allclose(row, mine.average()[k, :mine.tree.num_actions[k]], atol=1e-9)
+
+
 # -------------------------------------------------------------------------- CFR
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_cfr_nash_conv_falls_as_iterations_grow(variant):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyspiel
 
 from ..cards import CARDS
@@ -75,6 +76,28 @@ class SmallCommerceGame(pyspiel.Game):
 
     def new_initial_state(self) -> SmallCommerceState:
         return SmallCommerceState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _InformationStates:
+        """Information-state strings only (what C++ algorithms such as ``TabularBestResponse`` ask for)."""
+        if params:
+            raise ValueError(f"observer parameters are not supported, got {params!r}")
+        if iig_obs_type is not None and not iig_obs_type.perfect_recall:
+            raise ValueError("these games give information states (perfect recall) only, not observations")
+        return _InformationStates()
+
+
+class _InformationStates:
+    """An observer with no tensor whose string is the information state (:func:`info_key`)."""
+
+    def __init__(self) -> None:
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: SmallCommerceState, player: int) -> None:
+        """Nothing to set: there is no tensor."""
+
+    def string_from(self, state: SmallCommerceState, player: int) -> str:
+        return state.information_state_string(player)
 
 
 class _Position:
