@@ -122,8 +122,8 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
         for point in result["cfr_curve"]:
             lines.append(f"| {point['iterations']} | {point['nash_conv']:.5f} | {point['nash_conv'] / span:.3%} |")
         lines.append("")
-    lines += ["The curves are in [small_game_cfr.json](benchmark/small_game_cfr.json), every figure in "
-              "[small_game.json](benchmark/small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
+    lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
+              "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
               "response against (docs/openspiel.md: OpenSpiel's own algorithms run on these games too).", ""]
     return "\n".join(lines)
@@ -135,12 +135,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=300, help="CFR+ iterations (default 300)")
     parser.add_argument("--cache", default="runs/small_game", help="CFR+'s state, to resume (default runs/small_game)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"))
+    parser.add_argument("--write-only", action="store_true", help="solve nothing: rewrite small_game.md from "
+                        "the saved small_game.json")
     args = parser.parse_args(argv)
     if not 1 <= args.iterations <= 100_000:
         parser.error(f"--iterations must be from 1 to 100000, got {args.iterations}")
+    out = Path(args.out)
+    if args.write_only:
+        if not (out / "small_game.json").is_file():
+            parser.error(f"--write-only: no {out / 'small_game.json'} to write from")
+        saved = json.loads((out / "small_game.json").read_text())
+        atomic_write(out / "small_game.md", markdown(saved["results"], saved["command"]))
+        return 0
     command = "python -m benchmarks.small_game" + (f" --iterations {args.iterations}" if args.iterations != 300 else "")
     results = [run_variant(v, args.iterations, Path(args.cache) / v) for v in args.variants]
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "small_game.json", json.dumps({"command": command, "results": results}, indent=2) + "\n")
     curves = {r["variant"]: {"value_range": r["value_range"], "curve": r["cfr_curve"]} for r in results}

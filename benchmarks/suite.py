@@ -250,6 +250,9 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
         if seeds.is_file():
             text = seeds.read_text().replace("](training.png)", f"]({link(variant, 'seeds', 'training.png')})")
             lines += ["", f"### {variant}: training seeds", "", text.rstrip()]
+    small = out / "small_game.md"  # python -m benchmarks.small_game: the small games solved exactly
+    if small.is_file():
+        lines += ["", small.read_text().replace("](small_game", f"]({link('small_game')}").rstrip()]
     lines.append("")
     return "\n".join(lines)
 

@@ -99,3 +99,16 @@ def test_the_deals_are_written_top_first():
     g = game.new_game(pack)
     assert g.hands[1][0] == pack[0] and g.hands[0][0] == pack[1]
     assert format_cards(g.stock[::-1]) == format_cards(pack[6:])
+
+
+def test_the_benchmark_page_includes_the_small_games_section(tmp_path):
+    # python -m benchmarks.suite rewrites docs/benchmark.md: the small games' section stays, its links fixed.
+    from benchmarks.suite import markdown
+
+    out = tmp_path / "docs" / "benchmark"
+    out.mkdir(parents=True)
+    (out / "small_game.md").write_text("## Exploitability: a small game solved exactly\n\n"
+                                       "[curves](small_game_cfr.json)\n")
+    page = markdown({}, out, tmp_path / "docs")
+    assert "## Exploitability: a small game solved exactly" in page
+    assert "[curves](benchmark/small_game_cfr.json)" in page
