@@ -71,25 +71,34 @@ class DealMemory:
         self.discarded_once[card] = None
 
 
-def remember(memories: Sequence[DealMemory], entry: Entry, previous: int | None) -> None:
-    """Record entry ``entry`` of a deal into each seat's :class:`DealMemory`; ``previous`` is the
-    seat of the entry before it (a give answers the offer just before it, R5.4, R7.2)."""
+def remember(memories: list[DealMemory | None], entry: Entry, previous: int | None) -> None:
+    """Record entry ``entry`` of a deal into each seat's :class:`DealMemory` (``None`` for a seat
+    with nothing to remember yet); ``previous`` is the seat of the entry before it (a give answers
+    the offer just before it, R5.4, R7.2)."""
     actor, kind, cards, _ = entry
     if kind == "ready_money":  # R5.3: a face-down discard, seen by its owner
-        memories[actor].discard(cards[0])
+        _memory(memories, actor).discard(cards[0])
     elif kind == "give":  # both cards seen by both
-        memories[actor].give(cards[0], previous)
-        memories[previous].give(cards[1], actor)
+        _memory(memories, actor).give(cards[0], previous)
+        _memory(memories, previous).give(cards[1], actor)
+
+
+def _memory(memories: list[DealMemory | None], seat: int) -> DealMemory:
+    memory = memories[seat]
+    if memory is None:
+        memory = memories[seat] = DealMemory()
+    return memory
 
 
 def deal_memory(game: Game, seat: int) -> tuple[list[tuple[int, int]], list[int]]:
     """The cards that passed through ``seat``'s hands this deal (R11): ``(card, to seat)``
     for each card it gave in a barter, and the cards it discarded for ready money."""
-    memories = [DealMemory() for _ in range(game.num_players)]
+    memories: list[DealMemory | None] = [None] * game.num_players
     record = game.record
     for index in range(game.deal_start, len(record)):
         remember(memories, record[index], record[index - 1][0])
-    return list(memories[seat].gave.chain()), list(memories[seat].discarded.chain())
+    memory = memories[seat]
+    return ([], []) if memory is None else (list(memory.gave.chain()), list(memory.discarded.chain()))
 
 
 class Places:
@@ -236,13 +245,17 @@ class SeatKnowledge:
 
 
 class _Memories:
-    """Every seat's :class:`DealMemory` of the current deal, and how far the record has been read."""
+    """Every seat's :class:`DealMemory` of the current deal, and how far the record has been read
+    (``done`` entries, the last of them ``last``), from the current deal's entry on."""
 
-    __slots__ = ("done", "previous", "seats")
+    __slots__ = ("done", "last", "previous", "seats")
 
-    def __init__(self, start: int, num_players: int):
-        self.done, self.previous = start, None
-        self.seats = [DealMemory() for _ in range(num_players)]
+    def __init__(self, game: Game):
+        record, start = game.record, game.deal_start - 1  # the deal's entry: only this deal is remembered
+        if not 0 <= start < len(record):
+            start = 0
+        self.done, self.last, self.previous = start, record[start - 1] if start else None, None
+        self.seats: list[DealMemory | None] = [None] * game.num_players  # None: nothing to remember yet
 
 
 class _Known:
@@ -255,8 +268,7 @@ class _Known:
         record = self.record = game.record  # the game's list: a game given a new record starts anew
         self.sources: list[Entry] = []
         self.seats: list[SeatKnowledge | None] = [None] * game.num_players
-        start = game.deal_start - 1 if 0 < game.deal_start <= len(record) else 0
-        self.memories = _Memories(start, game.num_players)  # only the current deal is remembered
+        self.memories = _Memories(game)
         # A clone's record starts as the game's it was cloned from (a replay's states, search):
         # its seats start from the entries both records hold, masked once for both (memory).
         same, self.inherited = 0, {}
@@ -307,21 +319,27 @@ def seat_knowledge(game: Game, seat: int) -> SeatKnowledge:
     return kept
 
 
-def deal_memories(game: Game) -> list[DealMemory]:
-    """Every seat's :class:`DealMemory` of the current deal (what :func:`deal_memory` gives), read
-    from the record as far as it goes and kept on the game for the next call.  Read them, never
-    change them."""
-    known = _known(game)
-    memories, sources = known.memories, known.sources
+def deal_memories(game: Game) -> list[DealMemory | None]:
+    """Every seat's :class:`DealMemory` of the current deal (what :func:`deal_memory` gives; None: it
+    gave and discarded nothing yet), read from the record as far as it goes and kept on the game
+    for the next call.  Read them, never change them.  (The observation's path: it reads the
+    record itself, not the seats' copies of it.)"""
+    record, known = game.record, game.known_records
+    if known is None or known.record is not record:
+        known = _known(game)
+    memories, size = known.memories, len(record)
     done = memories.done
-    if done < len(sources):
+    if done > size or (done and record[done - 1] is not memories.last):  # rewritten in place
+        memories = known.memories = _Memories(game)
+        done = memories.done
+    if done < size:
         previous, seats = memories.previous, memories.seats
-        for index in range(done, len(sources)):
-            entry = sources[index]
+        for index in range(done, size):
+            entry = record[index]
             if entry[1] == DEAL:
-                seats = memories.seats = [DealMemory() for _ in seats]
+                seats = memories.seats = [None] * len(seats)
             else:
                 remember(seats, entry, previous)
             previous = entry[0]
-        memories.done, memories.previous = len(sources), previous
+        memories.done, memories.last, memories.previous = size, record[size - 1], previous
     return memories.seats

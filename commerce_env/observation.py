@@ -111,12 +111,13 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     for slot, card in enumerate(game.table):
         ones += _TABLE_SLOTS[slot][card]
     memory = deal_memories(game)[seat]  # R11: the cards that passed through his hands (each once)
-    if memory.gave_once:
-        left = game.left_of(seat) if seat in game.position else -1
-        for card, to in memory.gave_once:
-            ones.append((_GAVE_LEFT if to == left else _GAVE_RIGHT) + card)
-    for card in memory.discarded_once:
-        ones.append(_DISCARDED + card)
+    if memory is not None:
+        if memory.gave_once:
+            left = game.left_of(seat) if seat in game.position else -1
+            for card, to in memory.gave_once:
+                ones.append((_GAVE_LEFT if to == left else _GAVE_RIGHT) + card)
+        for card in memory.discarded_once:
+            ones.append(_DISCARDED + card)
     if sees_hand:
         ones.append(_FLAGS)
     to_act = game.current_player

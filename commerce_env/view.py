@@ -35,6 +35,7 @@ import numpy as np
 
 from . import observation as obs
 from .cards import format_cards, make_pack
+from .chain import Chain
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
@@ -249,7 +250,8 @@ def seat_view(game: Game, seat: int) -> SeatView:
         money=tuple([*game.money]), out=tuple([*game.out]), rounds_done=game.rounds_done,
         deals_played=game.deals_played, deals_dealt=game.deals_dealt,
         offer_from=None if offer is None else offer[0],
-        gave=memory.gave.chain(), discarded=memory.discarded.chain(),
+        gave=Chain() if memory is None else memory.gave.chain(),
+        discarded=Chain() if memory is None else memory.discarded.chain(),
         public_hands=tuple([tuple(sorted(cards)) for cards in public]),
         unseen=tuple([c for c in game.pack if c not in known]),
         history=knows.history.chain(),

@@ -134,6 +134,20 @@ def test_seat_view_figures_put_late_views_beside_early_ones(bench, capsys):
     assert "us per view: first deal" in capsys.readouterr().out
 
 
+def test_long_deal_figures_put_late_actions_beside_early_ones(bench, capsys):
+    # benchmarks.long_deal_speed: per measure, microseconds per action early and late in one deal, and
+    # their ratio; the deal played only as far as the late window.
+    from benchmarks import long_deal_speed
+
+    figures = long_deal_speed.measure(repeats=1, early=20, late=300, window=30)
+    assert list(figures) == list(long_deal_speed.MEASURES)
+    for m in figures.values():
+        assert m["early_us"] > 0 and m["late_us"] > 0 and m["ratio"] == pytest.approx(m["late_us"] / m["early_us"])
+    assert long_deal_speed.main(["--repeats", "1", "--late", "300", "--window", "30"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in long_deal_speed.MEASURES)
+
+
 def test_end_when_out_speed_measures_both_settings_of_each_variant(monkeypatch):
     # benchmarks.end_when_out_speed: one row per variant and workload, rates of both settings, their ratio.
     pytest.importorskip("numba")
