@@ -83,11 +83,11 @@ def _train(args: argparse.Namespace) -> int:
         if config.backend == "rllib":
             from .rllib_train import train as train_rllib
 
-            train_rllib(config, resume=args.resume, force=args.force)
+            report = train_rllib(config, resume=args.resume, force=args.force)
         else:
             from .train import train
 
-            train(config, resume=args.resume, force=args.force)
+            report = train(config, resume=args.resume, force=args.force)
     except ValueError as error:
         print(f"commerce train: {error}", file=sys.stderr)
         return 2
@@ -97,6 +97,8 @@ def _train(args: argparse.Namespace) -> int:
                                             + (f" --output {shlex.quote(args.output)}" if args.output else ""))
         raise
     print(next_steps(config))
+    if isinstance(report, dict) and report.get("verdict"):  # the last words: what the evaluation showed
+        print("\n" + report["verdict"])
     return 0
 
 
@@ -142,7 +144,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"Training a MaskablePPO agent on {config.env.variant} ({config.env.num_players} players) against "
               f"{', '.join(map(str, config.opponents.pool))} for up to {args.minutes:g} minutes; "
               f"TensorBoard logs in {out / 'tb'}")
-        train(config, force=args.force)
+        report = train(config, force=args.force)
     except ValueError as error:
         print(f"commerce demo: {error}", file=sys.stderr)
         return 2
@@ -152,6 +154,8 @@ def _demo(args: argparse.Namespace) -> int:
                                             f"--output {shlex.quote(args.output)}")
         raise
     print("\n" + next_steps(config))
+    if isinstance(report, dict) and report.get("verdict"):  # the last words: what the evaluation showed
+        print("\n" + report["verdict"])
     return 0
 
 

@@ -40,12 +40,30 @@ def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players:
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    """A readable table of an evaluation report."""
-    lines = [f"{report.get('variant')} with {report.get('num_players')} players, {report.get('deals')} duplicate deals"]
-    lines.append(f"{'opponents':<16}{'learner mean':>14}{'95% CI':>22}{'learner - them':>16}{'95% CI':>22}")
+    """A readable table of an evaluation report: rewards per deal, with 95% intervals."""
+    lines = [f"{report.get('variant')} with {report.get('num_players')} players, {report.get('deals')} duplicate "
+             "deals; rewards per deal (counters, or money in pool commerce), 95% intervals"]
+    lines.append(f"{'table of':<16}{'learner per deal':>18}{'95% CI':>20}{'learner - them per deal':>25}"
+                 f"{'95% CI':>20}")
     for name, row in report["opponents"].items():
         lo, hi = row["ci95"]
         dlo, dhi = row["diff_ci95"]
-        lines.append(f"{name:<16}{row['mean_reward']:>+14.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>22}"
-                     f"{row['diff']:>+16.3f}{f'[{dlo:+.3f}, {dhi:+.3f}]':>22}")
+        lines.append(f"{name:<16}{row['mean_reward']:>+18.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>20}"
+                     f"{row['diff']:>+25.3f}{f'[{dlo:+.3f}, {dhi:+.3f}]':>20}")
     return lines
+
+
+def verdict(report: dict[str, Any]) -> str:
+    """The evaluation in one sentence: against each table, ahead, behind or level (the 95% interval of the
+    learner's margin per deal above, below or around 0), with the margin, its interval and its p-value."""
+    parts = []
+    for name, row in report["opponents"].items():
+        low, high = row["diff_ci95"]
+        figures = f"{row['diff']:+.3f} per deal [{low:+.3f}, {high:+.3f}], p={row['p_value']:.2g}"
+        if low > 0:
+            parts.append(f"beats {name} by {figures}")
+        elif high < 0:
+            parts.append(f"loses to {name}: {figures}")
+        else:
+            parts.append(f"is level with {name}: {figures} (the interval holds 0)")
+    return "Verdict: the agent " + "; ".join(parts) + "." if parts else "Verdict: no evaluation was played."

@@ -36,7 +36,7 @@ import yaml
 
 from agents.learned import LearnedAgent, make_meta, save_model
 
-from .evaluation import evaluate, summary_lines
+from .evaluation import evaluate, summary_lines, verdict
 from .rllib_config import RLlibConfig
 from .run_folder import MANIFEST, RunFolder
 from .train import _trim_history
@@ -379,6 +379,7 @@ def final_report(agent: LearnedAgent, config: RLlibConfig, run: RunFolder, steps
                                options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
                                workers=evaluation.workers))
         report["summary"] = [f"run {config.name}: {steps} env steps"] + summary_lines(report)
+        report["verdict"] = verdict(report)
         from agents.arena import write_outputs
 
         for name, result in report.pop("arena", {}).items():
@@ -388,5 +389,6 @@ def final_report(agent: LearnedAgent, config: RLlibConfig, run: RunFolder, steps
     else:
         report["summary"] = [f"run {config.name}: {steps} env steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
-    run.write("report.txt", "\n".join(report["summary"]) + "\n")
+    verdict_line = [report["verdict"]] if "verdict" in report else []
+    run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")
     return report

@@ -47,7 +47,7 @@ from .callbacks import (  # noqa: F401 - budget_progress re-exported
 )
 from .checkpoints import CHECKPOINT, STATE, export_model, policy_agent, save_checkpoint  # noqa: F401
 from .config import OpponentsSection, TrainConfig
-from .evaluation import evaluate, summary_lines
+from .evaluation import evaluate, summary_lines, verdict
 from .run_folder import MANIFEST, RunFolder
 
 
@@ -85,13 +85,13 @@ def make_vec_env(config: TrainConfig, seed: int):
         from agents.batched import batched_agent
         from training.vec_env import first_compile_notice
         from training.vec_env import make_vec_env as batch_vec_env
-
-        notice = first_compile_notice()
-        if notice:
-            print(notice, flush=True)
+        from training.warm_up import warm_up
 
         kwargs = env_kwargs(config)
         del kwargs["illegal_action"]  # the batched env always raises
+        # numba compiles (or loads) the kernels now, a line counting the seconds, before the run's clock starts
+        warm_up(lambda: batch_vec_env(num_envs=2, seed=seed, resolver=batched_agent, **kwargs),
+                first_compile_notice() or "Loading the batched engine (numba compiles what its cache lacks):")
         vec = VecMonitor(batch_vec_env(num_envs=training.n_envs, seed=seed, resolver=batched_agent, **kwargs))
     else:
         factories = [_make_env(env_kwargs(config)) for _ in range(training.n_envs)]
@@ -297,6 +297,7 @@ def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool
                                options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
                                workers=evaluation.workers, progress=progress))
         report["summary"] = [f"run {config.name}: {report['steps']} steps"] + summary_lines(report)
+        report["verdict"] = verdict(report)
         arena = report.pop("arena", {})
         if arena:
             from agents.arena import write_outputs
@@ -308,5 +309,6 @@ def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool
     else:
         report["summary"] = [f"run {config.name}: {report['steps']} steps (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
-    run.write("report.txt", "\n".join(report["summary"]) + "\n")
+    verdict_line = [report["verdict"]] if "verdict" in report else []
+    run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")
     return report

@@ -102,16 +102,21 @@ class BatchVecEnv(VecEnv):
 
 def first_compile_notice() -> str | None:
     """A line to print before the batched engine's first use after an install, when numba compiles
-    it (the kernels are cached on disk, ``cache=True``: later processes load them in a second)."""
+    it (the kernels are cached on disk, ``cache=True``: later processes load them in a second); the
+    cache is beside the code, or under ``NUMBA_CACHE_DIR`` when that is set."""
     from pathlib import Path
+
+    import numba
 
     from commerce_env.vector import kernels
 
-    cache = Path(kernels.__file__).parent / "__pycache__"
+    source = Path(kernels.__file__).resolve().parent
+    cache = source / "__pycache__"
+    if numba.config.CACHE_DIR:  # then numba caches only there, under the source folder's absolute path
+        cache = Path(numba.config.CACHE_DIR).joinpath(*source.parts[1:])
     if any(cache.glob("kernels.step_games-*.nbi")):
         return None
-    return ("Compiling the batched engine with numba (once per install, typically 30-60 s; "
-            "later runs load it from the cache)...")
+    return "Compiling the batched engine with numba (once per install; later runs load it from the cache):"
 
 
 def make_vec_env(variant: str, num_players: int, num_envs: int, opponents: Any = ("greedy",), seed: int = 0,
