@@ -254,3 +254,20 @@ def test_a_boolean_is_not_a_number_in_a_replay(field):
 def test_a_deeply_nested_line_is_a_clear_error():
     with pytest.raises(ValueError, match="replay line 1"):
         parse_replay_text("[" * 100_000 + "]" * 100_000 + "\n")
+
+
+def test_saved_games_and_their_pictures_go_into_a_folder_not_there_yet(tmp_path, monkeypatch, capsys):
+    # a fresh clone has no runs/: the commands of docs/pictures.md make it rather than fail
+    pytest.importorskip("PIL")
+    from training.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["arena", "--agents", "greedy,random", "--variant", "widow", "--games", "6", "--no-progress",
+                 "--save-games", "1", "runs/games.jsonl"]) == 0
+    suggested = capsys.readouterr().out.splitlines()[-1].split("--out ")[1]
+    assert suggested.startswith("runs/")  # beside the replays, not the current folder
+    assert main(["replay", "runs/games.jsonl", "--out", "runs/pictures/game.gif"]) == 0
+    assert (tmp_path / "runs" / "pictures" / "game.gif").stat().st_size > 0
+    game = new_game(make_rules("widow"), 4, rng=random.Random(0))
+    write_records(tmp_path / "more" / "mine.jsonl", [record_game(game)])
+    assert len(read_records(tmp_path / "more" / "mine.jsonl")) == 1
