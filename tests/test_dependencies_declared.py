@@ -55,6 +55,8 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "benchmarks/openspiel_arena.py": ("bench", "openspiel"),
     "benchmarks/vector_speed.py": ("bench", "train", "vector"),
     "benchmarks/end_when_out_speed.py": ("bench", "train", "vector"),
+    "benchmarks/ppo_speed.py": ("bench", "train", "vector"),  # training/ppo.py beside MaskablePPO
+    "benchmarks/algorithms.py": ("bench", "train", "vector"),  # the algorithms' table: they train
     "tests": ("*",),  # the suite runs with every extra installed (Makefile)
 }
 
