@@ -30,14 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
-
 from commerce_env.engine.actions import ACTION_KINDS, EXCHANGE, GIVE, OFFER, READY_MONEY
 from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.engine.snapshots import Lineage
 from commerce_env.view import seat_view
 
-__all__ = ["before_deal", "deal_entries", "dealt_again", "entry_action", "entry_actions", "replay", "world_weight"]
+__all__ = ["before_deal", "deal_entries", "dealt_again", "entry_action", "entry_code", "replay", "world_weight"]
 
 # The kinds that name their action alone (knock, stand, ..., take_widow, keep_hand): one action each.
 _SINGLE = {kind: action for action, kind in enumerate(ACTION_KINDS) if ACTION_KINDS.count(kind) == 1}
@@ -140,25 +138,17 @@ def world_weight(start: Game, world: Game, me: int, agent: Any) -> tuple[float, 
     return weight, misses
 
 
-def entry_actions(hands: np.ndarray, table: np.ndarray, entries: Sequence[tuple]) -> np.ndarray:
-    """:func:`entry_action` for many worlds at once: ``entries`` one record entry per world (the same
-    seat and kind in each, its cards the world's), ``hands`` (worlds, 3) the actor's sorted hand in
-    each, ``table`` (worlds, 3) the face-up cards."""
-    kind = entries[0][1]
+SINGLE, SLOTTED, EXCHANGED = range(3)  # how an entry names its action: alone, by a hand slot, by two slots
+
+
+def entry_code(kind: str) -> tuple[int, int]:
+    """How a record entry of ``kind`` names its action, for a replay that finds the slots itself:
+    ``(SINGLE, action)``, ``(SLOTTED, first action)`` (+ the hand slot of the card it names first) or
+    ``(EXCHANGED, EXCHANGE)`` (+ 3 x that slot + the table slot of the card it names second)."""
     if kind in _SINGLE:
-        return np.full(len(entries), _SINGLE[kind], dtype=np.int64)
-    cards = np.array([entry[2][:2] for entry in entries], dtype=np.int64)
-    own = _slot(hands, cards[:, 0], "hand")
+        return SINGLE, _SINGLE[kind]
     if kind in _SLOTTED:
-        return _SLOTTED[kind] + own
+        return SLOTTED, _SLOTTED[kind]
     if kind == "exchange":
-        return EXCHANGE + 3 * own + _slot(table, cards[:, 1], "table")
+        return EXCHANGED, EXCHANGE
     raise ValueError(f"record entry kind {kind!r} is no action")
-
-
-def _slot(places: np.ndarray, cards: np.ndarray, where: str) -> np.ndarray:
-    """Where each of ``cards`` is in its row of ``places`` (a ``ValueError`` if one is not there)."""
-    found = places == cards[:, None]
-    if not found.any(axis=1).all():
-        raise ValueError(f"a replayed world's card is not in the {where} it was played from")
-    return found.argmax(axis=1).astype(np.int64)

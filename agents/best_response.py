@@ -12,9 +12,13 @@ the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022)
   are the search's rollout policy (greedy, at :meth:`SearchAgent.rollout_threshold`).
 
 It picks the action with the best weighted mean over the worlds, with no prior.
-Worlds are drawn ``worlds`` at a time until ``worlds`` of them weigh more than
-nothing, at most ``draws`` in all; where none does, it takes the drawn ones
-unweighted (counted in :attr:`SearchBestResponse.unweighted`).  Where the agent
+Worlds are drawn ``worlds`` at a time until ``worlds`` of them are as the agent
+would have played them, at most ``draws`` in all; where fewer are, it keeps those,
+and where none is, the worlds with the fewest decisions the agent would have
+taken otherwise (the likeliest if it trembled now and then; counted in
+:attr:`SearchBestResponse.trembled`): against a deterministic agent, whose
+hidden choices (which card it traded, offered or gave) the determinizer draws at
+random, that is common late in a deal.  Where the agent
 batches (random, greedy, a network alone: :func:`agents.batched.batched_agent`)
 the replays and the rollouts run on the batched engine, all worlds together
 (:mod:`agents.best_response_rollouts`); otherwise on the readable one, a seat
@@ -23,6 +27,7 @@ view per decision of the agent.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -64,8 +69,11 @@ class SearchBestResponse(SearchAgent):
             raise ValueError(f"weighting must be true or false, got {weighting!r}")
         self.weighting = weighting
         self.spec = agent
-        self.agent: Agent | None = agent if isinstance(agent, Agent) else None  # made at the first reset
+        # Its own copy of the agent (an object's state, a generator, stays the table's): made at the first reset.
+        self.agent: Agent | None = copy.deepcopy(agent) if isinstance(agent, Agent) else None
         self._batched: dict[tuple[Rules, int], Any] = {}  # the agent's batched form (None: it has none)
+        self._starts: dict[tuple, Game] = {}  # the state before the current deal (before_deal)
+        self.start_row: tuple | None = None  # and its row on the batched engine (agents.best_response_rollouts)
         self.decisions = 0  # decisions searched
         self.seconds = 0.0  # spent searching them
         self.drawn = 0  # worlds drawn in all
@@ -74,6 +82,7 @@ class SearchBestResponse(SearchAgent):
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
         super().reset(seat, num_players, rules, seed)
+        self._starts.clear()
         if self.agent is None:
             from .specs import make_agent
 
@@ -130,6 +139,16 @@ class SearchBestResponse(SearchAgent):
                 self._batched[key] = None
         return self._batched[key]
 
+    def before_deal(self, view: SeatView, world: Game) -> Game:
+        """:func:`agents.belief.before_deal` of ``world``, kept for the other decisions of its deal (it
+        is the state before the deal, the same for all; forgotten at the next match)."""
+        key = (view.rules, view.num_players, view.deals_dealt, view.dealer, tuple(view.out), len(view._past),
+               view._deal[0])
+        if key not in self._starts:
+            self._starts.clear()
+            self._starts[key] = before_deal(world)
+        return self._starts[key]
+
     def batch_sizes(self) -> Iterator[int]:
         """How many worlds each round draws: ``worlds`` at a time, ``draws`` in all."""
         drawn = 0
@@ -159,7 +178,7 @@ class SearchBestResponse(SearchAgent):
                     drawn.append((world, 1.0, 0))
                     continue
                 if start is None:
-                    start = before_deal(world)
+                    start = self.before_deal(view, world)
                 drawn.append((world, *world_weight(start, world, view.seat, self.agent)))
             if sum(misses == 0 for _, _, misses in drawn) >= self.worlds:
                 break

@@ -1,17 +1,19 @@
 """The search best response on the batched engine: every world of a decision replayed and rolled out together.
 
 For one decision of :class:`agents.best_response.SearchBestResponse` whose
-agent batches (:func:`agents.batched.batched_agent`), each drawn world is a
-row of a :class:`commerce_env.vector.BatchEngine` per candidate action: every
-row starts from the state before the deal (:func:`agents.belief.before_deal`),
-is dealt its world's pack and steps through the deal's actions with its
-world's cards (:func:`agents.belief.entry_actions`), while the agent's batched
-probabilities of the actions its seats took (``action_probabilities_batch``)
-weigh the worlds.  The worlds that weigh more than nothing then take their
-candidate action and play the deal out in a compiled loop, the searching seat
-by the search's greedy rollout policy and every other seat by the agent:
-compiled where it is random or greedy (:func:`agents.batched.compiled_spec`),
-else one ``act_batch`` call per move of the rows waiting for it (a network).
+agent batches (:func:`agents.batched.batched_agent`), each drawn world is a row
+of a :class:`commerce_env.vector.BatchEngine`: every row starts from the state
+before the deal (:func:`agents.belief.before_deal`), is dealt its world's pack
+and steps through the deal's actions with its world's cards, while the agent's
+probabilities of the actions its seats took weigh the worlds: compiled where
+the agent is random or greedy (its ``compiled_spec``), else its
+``action_probabilities_batch`` at each step (a network).  The worlds are drawn
+as the search draws them (the same numbers), compiled where the search's are
+(:func:`commerce_env.vector.determinize.sample_places`, which also gives the
+card each hidden choice moved: what the replay needs).  The kept worlds are
+copied once per candidate action and play the deal out in a compiled loop, the
+searching seat by the search's greedy rollout policy and every other seat by
+the agent (one ``act_batch`` call per move of the rows waiting for a network).
 """
 
 from __future__ import annotations
@@ -23,17 +25,34 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from commerce_env.engine.actions import EXCHANGE
 from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.vector import access
+from commerce_env.vector.determinize import chosen_positions, compiles, sample_places
 from commerce_env.vector.python_random import shuffled_copies
 from commerce_env.view import SeatView
 
 from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM
 from .batched_search import MAX_ACTIONS, deal_values
-from .belief import before_deal, entry_actions
+from .belief import EXCHANGED, SINGLE, entry_code
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
 
 __all__ = ["weighed_batched"]
+
+
+@njit(cache=True, error_model="numpy")
+def _random_action(masks, g, rows):
+    """A uniform draw among game ``g``'s legal actions, from its own generator."""
+    count = 0
+    for a in range(masks.shape[1]):
+        count += masks[g, a]
+    pick = access.random_below(rows, g, count)
+    for a in range(masks.shape[1]):
+        if masks[g, a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
 
 
 @njit(cache=True, error_model="numpy")
@@ -62,17 +81,7 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
                 waiting[k] = True
                 break
             if kind == KIND_RANDOM:
-                count = 0
-                for a in range(masks.shape[1]):
-                    count += masks[g, a]
-                pick = access.random_below(rows, g, count)
-                action = 0
-                for a in range(masks.shape[1]):
-                    if masks[g, a]:
-                        if pick == 0:
-                            action = a
-                            break
-                        pick -= 1
+                action = _random_action(masks, g, rows)
             else:
                 c0, c1, c2 = access.hand(rows, g, params, seat)
                 t0, t1, t2 = access.table(rows, g, params)
@@ -82,34 +91,101 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
     return -1
 
 
+@njit(cache=True, error_model="numpy")
+def _replay_rows(state, pips, ship, places, actors, codes, bases, seconds, firsts, me, kind, threshold, barter,
+                 actions, weights, misses, move):
+    """Step each of ``places`` through the deal's actions: step ``j`` by seat ``actors[j]``, named as
+    :func:`agents.belief.entry_code` says (``codes[j]``, ``bases[j]``) by the card ``firsts[k, j]``
+    of world ``k`` and the table card ``seconds[j]``; ``actions[k, j]`` gets the action.  Where
+    ``kind`` is random or greedy (``threshold``, ``barter``), each decision of a seat but ``me``
+    with a choice weighs the world (``weights``, ``misses``: :func:`agents.belief.world_weight`).
+    Without ``move`` the actions are only found (one step), not taken.  Returns the first ``k`` whose
+    action is not legal, or -1."""
+    rows, params, keys, masks = state
+    pack = np.empty(52, np.int64)
+    for k in range(len(places)):
+        g = places[k]
+        for j in range(len(actors)):
+            actor = actors[j]
+            c0, c1, c2 = access.hand(rows, g, params, actor)
+            t0, t1, t2 = access.table(rows, g, params)
+            action = bases[j]
+            if codes[j] != SINGLE:
+                card = firsts[k, j]
+                own = 0 if c0 == card else 1 if c1 == card else 2 if c2 == card else -1
+                if own < 0:
+                    return k
+                if codes[j] == EXCHANGED:
+                    slot = 0 if t0 == seconds[j] else 1 if t1 == seconds[j] else 2 if t2 == seconds[j] else -1
+                    if slot < 0:
+                        return k
+                    action = EXCHANGE + 3 * own + slot
+                else:
+                    action += own
+            if not 0 <= action < masks.shape[1] or not masks[g, action]:
+                return k
+            actions[k, j] = action
+            if not move:
+                continue
+            if kind != KIND_NONE and actor != me:
+                count = 0
+                for a in range(masks.shape[1]):
+                    count += masks[g, a]
+                if count > 1:
+                    if kind == KIND_RANDOM:
+                        weights[k] /= count
+                    elif greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips,
+                                       threshold, ship, barter) != action:
+                        misses[k] += 1
+                        weights[k] /= count
+            access.apply_action(rows, g, params, keys, masks, pack, action)
+    return -1
+
+
+class _Steps:
+    """The deal's actions as the replay reads them (public: the same in every world): each step's
+    seat, how its entry names its action (:func:`agents.belief.entry_code`) and the table card an
+    exchange takes."""
+
+    def __init__(self, entries: Sequence[tuple]):
+        entries = list(entries)
+        end = next((j for j, entry in enumerate(entries) if entry[1] in (SHOW, DEAL)), len(entries))
+        entries = entries[:end]  # no decision after the deal's end
+        self.actors = np.array([entry[0] for entry in entries], dtype=np.int64)
+        coded = [entry_code(entry[1]) for entry in entries]
+        self.codes = np.array([code for code, _ in coded], dtype=np.int64)
+        self.bases = np.array([base for _, base in coded], dtype=np.int64)
+        self.seconds = np.array([entry[2][1] if code == EXCHANGED else -1
+                                 for entry, (code, _) in zip(entries, coded, strict=True)], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.actors)
+
+
 class _Draws:
-    """Worlds drawn as ``agents.search.sampled_worlds`` draws them (the same numbers from ``rng``),
-    each kept as its deal's pack and record entries, no game made but the first (it gives the state
-    before the deal, :func:`agents.belief.before_deal`).  Where the deal has no hidden choice left
-    to chance (``DealSampler.shuffle_plan``: a face-up table) the packs are shuffled compiled and the
-    entries, which then name only public cards, are the first world's."""
+    """Worlds drawn as ``agents.search.sampled_worlds`` draws them (the same numbers from ``rng``), each
+    kept as its deal's pack and, per step of the deal, the first card its record entry names (-1:
+    none): the first as a readable game (it gives the state before the deal and the deal's steps),
+    the others compiled where the search's are (``sample_places``, or a shuffle where no hidden
+    choice is left to chance), else by the readable determinizer."""
 
     def __init__(self, view: SeatView, rng: random.Random, time_limit: float):
         self.view, self.rng, self.time_limit = view, rng, time_limit
         self.sampler = None if view.deals_own_worlds() else view.deal_sampler()
         self.first: Game | None = None
-        self.entries: Sequence[tuple] = ()
+        self.steps: _Steps | None = None
 
-    def draw(self, count: int) -> tuple[np.ndarray, list[Sequence[tuple]]]:
-        """``count`` more worlds: their packs ``(count, deck size)`` and their deal entries."""
-        packs: list[Sequence[int]] = []
-        entries: list[Sequence[tuple]] = []
-        while len(packs) < count:
-            plan = None if self.sampler is None or self.first is None else self.sampler.shuffle_plan()
-            if plan is not None:
-                left = count - len(packs)
-                cards = np.empty((left, len(self.sampler.deck)), dtype=np.int64)
-                for item, card in plan.places.cards.items():
-                    cards[:, item] = card
-                cards[:, plan.unwritten] = shuffled_copies(self.rng, plan.free, left, skip_bits=64)
-                packs.extend(cards)
-                entries.extend([self.entries] * left)
-                break
+    def draw(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` more worlds: their packs ``(count, deck size)`` and first cards ``(count, steps)``."""
+        packs: list[np.ndarray] = []
+        firsts: list[np.ndarray] = []
+        while sum(map(len, packs)) < count:
+            left = count - sum(map(len, packs))
+            placed = self._compiled(left)
+            if placed is not None:
+                packs.append(placed[0])
+                firsts.append(placed[1])
+                continue
             if self.sampler is None:  # a view that deals its worlds its own way
                 world = self.view.sample_world(self.rng)
                 pack, record = world.deal_pack, world.record[world.deal_start:]
@@ -119,10 +195,32 @@ class _Draws:
                 pack, record = sampled.record[0][2], sampled.record[1:]
                 world = self.view.world_of(sampled, later) if self.first is None else None
             if self.first is None:
-                self.first, self.entries = world, record
-            packs.append([int(card) for card in pack])
-            entries.append(record)
-        return np.asarray(packs, dtype=np.int64), entries
+                self.first, self.steps = world, _Steps(record)
+            packs.append(np.array([pack], dtype=np.int64))
+            named = zip(record[:len(self.steps)], self.steps.codes, strict=True)
+            firsts.append(np.array([[entry[2][0] if code != SINGLE else -1 for entry, code in named]], dtype=np.int64))
+        return np.concatenate(packs), np.concatenate(firsts).reshape(count, len(self.steps))
+
+    def _compiled(self, count: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """``count`` worlds drawn compiled, or None where the readable determinizer draws them."""
+        sampler = self.sampler
+        if sampler is None or self.first is None:
+            return None
+        deck, steps = len(sampler.deck), len(self.steps)
+        plan = sampler.shuffle_plan()
+        if plan is not None:  # no hidden choice left to chance: a shuffle of the unseen cards
+            cards = np.empty((count, deck), dtype=np.int64)
+            for item, card in plan.places.cards.items():
+                cards[:, item] = card
+            cards[:, plan.unwritten] = shuffled_copies(self.rng, plan.free, count, skip_bits=64)
+            chosen = np.broadcast_to(chosen_positions(sampler.searched, sampler.steps)[:steps], (count, steps))
+        elif compiles(sampler, self.rng, self.view.num_players):
+            placed = sample_places(sampler, self.rng, count, self.view.num_players, self.time_limit)
+            cards, chosen = placed.cards, placed.chosen[:, :steps]
+        else:
+            return None
+        firsts = np.where(chosen >= 0, np.take_along_axis(cards, np.maximum(chosen, 0), axis=1), -1)
+        return cards[:, :deck], firsts
 
 
 def _kinds(searcher: Any, batched: Any, view: SeatView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -137,35 +235,41 @@ def _kinds(searcher: Any, batched: Any, view: SeatView) -> tuple[np.ndarray, np.
     return kinds, thresholds, barters
 
 
-def _replay(engine: Any, places: np.ndarray, entries: list[Sequence[tuple]], me: int,
-            batched: Any | None) -> tuple[np.ndarray, np.ndarray]:
-    """Step the rows ``places`` (one per world, just dealt) through their worlds' deal ``entries``.
-    Returns each world's weight, the product of ``batched``'s probabilities of the actions the other
-    seats took, and its misses, the number of those it gave no chance (each then counted at one in
-    its legal actions instead: the limit of an agent that trembles to a random action).  Without
-    ``batched``: weights 1, no misses."""
-    weights = np.ones(len(places))
-    misses = np.zeros(len(places), np.int64)
-    actions = np.zeros(engine.num_games, np.int64)
-    where = np.zeros(engine.num_games, np.bool_)
-    where[places] = True
-    for j, (actor, kind, _, _) in enumerate(entries[0]):
-        if kind == SHOW or kind == DEAL:  # no decision (the deal's end)
-            break
-        chosen = entry_actions(engine.hands[places, actor], engine.table[places], [world[j] for world in entries])
-        if batched is not None and actor != me:
-            masks = engine.action_mask[places]
-            choices = masks.sum(axis=1)
+def _replay(engine: Any, places: np.ndarray, steps: _Steps, firsts: np.ndarray, me: int, batched: Any | None,
+            plays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Step the rows ``places`` (one per world, just dealt) through the deal; each world's weight and
+    misses (:func:`agents.belief.world_weight`; without ``batched`` weights 1, no misses).  A random or
+    greedy agent is asked in the compiled replay, another (a network) at each step."""
+    weights, misses = np.ones(len(places)), np.zeros(len(places), np.int64)
+    actions = np.zeros((len(places), len(steps)), np.int64)
+    kinds, thresholds, barters = plays
+    other = (me + 1) % len(kinds)
+    kind = KIND_NONE if batched is None else int(kinds[other])
+    ship = flush_ends_deal(engine)
+
+    def run(start: int, stop: int, kind: int, move: bool = True) -> None:
+        refused = _replay_rows(engine.kernel_state(), PIPS, ship, places, steps.actors[start:stop],
+                               steps.codes[start:stop], steps.bases[start:stop], steps.seconds[start:stop],
+                               np.ascontiguousarray(firsts[:, start:stop]), me, kind, int(thresholds[other]),
+                               bool(barters[other]), actions[:, start:stop], weights, misses, move)
+        if refused >= 0:  # the determinizer deals only worlds where the record is legal (R11): a bug if not
+            raise ValueError(f"world {refused}: its deal cannot be replayed")
+
+    if batched is None or kind != KIND_NONE:
+        run(0, len(steps), kind)
+        return weights, misses
+    for j, actor in enumerate(steps.actors):  # a network: its probabilities before each of its decisions
+        if actor != me:
+            run(j, j + 1, KIND_NONE, move=False)
+            choices = engine.action_mask[places].sum(axis=1)
             asked = np.flatnonzero(choices > 1)  # a forced move says nothing
             if asked.size:
-                probabilities = batched.action_probabilities_batch(engine, places[asked],
-                                                                   np.full(asked.size, actor, np.int64))
-                given = probabilities[np.arange(asked.size), chosen[asked]]
+                given = batched.action_probabilities_batch(engine, places[asked], np.full(asked.size, actor))
+                given = given[np.arange(asked.size), actions[asked, j]]
                 missed = given <= 0.0
                 misses[asked] += missed
                 weights[asked] *= np.where(missed, 1.0 / choices[asked], given)
-        actions[places] = chosen
-        engine.step(actions, where)
+        run(j, j + 1, KIND_NONE)
     return weights, misses
 
 
@@ -187,6 +291,17 @@ def _roll_out(engine: Any, games: np.ndarray, firsts: np.ndarray, batched: Any,
     raise ValueError(f"rollouts still unfinished after {MAX_ACTIONS} moves of the agent")
 
 
+def _start_row(searcher: Any, engine: Any, view: SeatView, world: Game, knowledge: bool) -> np.ndarray:
+    """The row of the state before the deal (``searcher.before_deal``), kept with it for the deal's
+    other decisions."""
+    start = searcher.before_deal(view, world)
+    kept = searcher.start_row
+    if kept is None or kept[0] is not start or kept[1] is not engine or kept[2] != knowledge:
+        engine.load_games([start], [0], knowledge=knowledge)
+        kept = searcher.start_row = (start, engine, knowledge, engine.kernel_state().rows[0].copy())
+    return kept[3]
+
+
 def weighed_batched(searcher: Any, batched: Any, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
     """:meth:`agents.best_response.SearchBestResponse.weighed` on the batched engine (module docstring):
     worlds are drawn and replayed ``worlds`` at a time until ``worlds`` of them have no miss (or
@@ -197,18 +312,18 @@ def weighed_batched(searcher: Any, batched: Any, view: SeatView) -> tuple[dict[i
     plays = _kinds(searcher, batched, view)
     knowledge = bool(plays[0].min() == KIND_NONE)  # an agent that reads observations needs what each seat knows
     draws = _Draws(view, searcher.rng, searcher.redeal_ms / 1000.0)
-    start: Game | None = None
+    start: np.ndarray | None = None  # the row of the state before the deal
     weights, misses = np.empty(0), np.empty(0, np.int64)
     engine = rollouts.engine(view.rules, view.num_players, searcher.draws + searcher.worlds * len(actions))
     for size in searcher.batch_sizes():
-        packs, entries = draws.draw(size)
+        packs, firsts = draws.draw(size)
+        places = np.arange(len(weights), len(weights) + size, dtype=np.int64)
         if start is None:
-            start = before_deal(draws.first)
-        at = len(weights)
-        places = np.arange(at, at + size, dtype=np.int64)
-        engine.load_games([start] * size, places, knowledge=knowledge)
-        engine.supply_packs(places, packs.tolist())
-        weight, missed = _replay(engine, places, entries, view.seat, batched if searcher.weighting else None)
+            start = _start_row(searcher, engine, view, draws.first, knowledge)
+        engine.load_rows(np.repeat(start[None], size, axis=0), places)
+        engine.supply_packs(places, packs)
+        weight, missed = _replay(engine, places, draws.steps, firsts, view.seat,
+                                 batched if searcher.weighting else None, plays)
         weights, misses = np.concatenate([weights, weight]), np.concatenate([misses, missed])
         if (misses == 0).sum() >= searcher.worlds:
             break

@@ -87,7 +87,7 @@ def test_the_worlds_without_weight_are_those_where_the_agent_would_have_played_o
     # action than the one taken; the batched replay finds the same misses and weights as the readable one.
     from agents.batched import batched_agent
     from agents.batched_search import BatchedRollouts
-    from agents.best_response_rollouts import _Draws, _replay
+    from agents.best_response_rollouts import _Draws, _kinds, _replay
 
     greedy, misses_seen = GreedyAgent(), set()
     for game, view in _views(variant, greedy, 6, seed=2):
@@ -103,12 +103,14 @@ def test_the_worlds_without_weight_are_those_where_the_agent_would_have_played_o
             assert misses == otherwise and (weight == 1.0) == (misses == 0)
             misses_seen.add(misses)
         draws = _Draws(view, random.Random(7), 5.0)
-        packs, entries = draws.draw(12)
+        packs, firsts = draws.draw(12)
         engine = BatchedRollouts().engine(view.rules, 4, 12)
         places = np.arange(12)
         engine.load_games([start] * 12, places, knowledge=False)
-        engine.supply_packs(places, packs.tolist())
-        weights, misses = _replay(engine, places, entries, view.seat, batched_agent("greedy", view.rules, 4))
+        engine.supply_packs(places, packs)
+        batched = batched_agent("greedy", view.rules, 4)
+        plays = _kinds(SearchBestResponse("greedy"), batched, view)
+        weights, misses = _replay(engine, places, draws.steps, firsts, view.seat, batched, plays)
         assert misses.tolist() == [m for _, m in readable]
         assert weights == pytest.approx([w for w, _ in readable])
     assert len(misses_seen) > 1  # worlds as the agent would have played them, and worlds with misses
@@ -178,3 +180,30 @@ def test_commerce_exploit_search_reports_the_margin():
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["method"] == "search" and report["agent"] == "random" and report["worlds"] == 2
     assert report["margin"] == pytest.approx(report["responder_mean"] - report["agent_in_seat"]["mean"])
+
+
+def test_packs_given_as_an_array_deal_as_lists_do_and_a_bad_one_is_refused():
+    from commerce_env.vector import BatchEngine
+
+    rng = random.Random(4)
+    packs = [rng.sample(range(52), 52) for _ in range(3)]
+
+    def waiting() -> BatchEngine:
+        engine = BatchEngine("trade_barter", 4, 3, wait_for_packs=True, deals=2)
+        engine.reset(decks=[[pack] for pack in packs])
+        engine.step(np.zeros(3, np.int64))  # R5.5: a knock ends each deal; the next waits for its pack
+        return engine
+
+    dealt = []
+    for form in (packs, np.array(packs)):
+        engine = waiting()
+        engine.supply_packs(np.arange(3), form)
+        dealt.append((engine.hands.copy(), engine.counters()))
+    assert np.array_equal(dealt[0][0], dealt[1][0]) and np.array_equal(dealt[0][1], dealt[1][1])
+    twice = np.array(packs)
+    twice[0, 1] = twice[0, 0]
+    for bad in (twice, np.array(packs)[:, :51], np.array(packs).astype(float)):
+        engine = waiting()
+        with pytest.raises(ValueError, match="packs must be one whole 52-card pack per game"):
+            engine.supply_packs(np.arange(3), bad)
+        assert engine.awaiting_pack.all()  # nothing dealt

@@ -23,7 +23,7 @@ from ..engine.determinize import (
     NoConsistentDealError,
     check_time_limit,
 )
-from ..engine.hidden_moves import _GIVE
+from ..engine.hidden_moves import _EXCHANGE, _GIVE, _OFFER, _READY_MONEY
 from . import hidden_moves as M  # noqa: N812 - the world's fields read as M.W_CARD_OF
 from .python_random import _next_word, random_state, set_random_state, shuffle
 from .row import kernel
@@ -32,7 +32,9 @@ from .row import kernel
 class PlacedWorlds(NamedTuple):
     """Where ``count`` worlds put every card: ``cards[r, position]`` the card on a position of world
     ``r``, and the positions of each seat's hand (``hands[r, seat]``, ``hand_sizes[seat]`` of them),
-    of the table, of the stock (top last) and the discards, and of the offered card (-1: none)."""
+    of the table, of the stock (top last) and the discards, and of the offered card (-1: none).
+    ``chosen[r, j]`` (where given) is the position step ``j`` of the deal moved by its choice (-1:
+    none), the first card its record entry names: what a replay of world ``r`` needs."""
 
     cards: np.ndarray
     hands: np.ndarray
@@ -41,7 +43,10 @@ class PlacedWorlds(NamedTuple):
     stock: np.ndarray
     discards: np.ndarray
     offer: np.ndarray
+    chosen: np.ndarray | None = None
 
+
+_CHOOSING = (_READY_MONEY, _OFFER, _GIVE, _EXCHANGE)  # the steps whose choice is a position
 
 MAX_STACK_BYTES = 32 << 20
 """The most memory the compiled search's stack of worlds may take (one world per step of the deal):
@@ -143,11 +148,12 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
 
 
 @kernel
-def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship, allowed, needs, deck, mt, at,
-            cards, hands, stock, discards, offer, piles, time_limit, spent):
+def _sample(count, first, searched, has_searched, searched_path, steps, lay, seat, bottom, ship, allowed, needs, deck,
+            mt, at, cards, hands, stock, discards, offer, chosen, piles, time_limit, spent):
     """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals
-    (``deck`` ascending; ``piles``: the stock's and the discards' final sizes); False if one found
-    none within ``time_limit`` seconds or :data:`MAX_ATTEMPTS`: then ``spent`` holds its attempts and seconds."""
+    (``deck`` ascending; ``piles``: the stock's and the discards' final sizes; ``chosen``: each step's
+    chosen position, ``searched_path`` those of ``searched``); False if one found none within
+    ``time_limit`` seconds or :data:`MAX_ATTEMPTS`: then ``spent`` holds its attempts and seconds."""
     stack = np.empty((len(steps) + 1, len(first)), np.int64)
     options = np.empty((len(steps) + 1, 3), np.int64)
     option_count = np.empty(len(steps) + 1, np.int64)
@@ -155,6 +161,8 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
     unwritten = np.empty(len(deck), np.int64)
     counts = np.empty(len(deck), np.int64)
     cached = searched.copy()
+    cached_path = searched_path.copy()
+    path = np.empty(len(steps), np.int64)
     world = np.empty(len(first), np.int64)
     num_players = len(hands[0]) // 3
     for r in range(count):
@@ -169,6 +177,7 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
             found = True
             if has_searched:
                 world[:] = cached
+                path[:] = cached_path
             else:
                 stack[0] = first
                 depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count,
@@ -176,8 +185,11 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
                 found = depth >= 0
                 if found:
                     world[:] = stack[depth]
+                    for j in range(len(steps)):  # the position each step's choice moved (-1: none)
+                        path[j] = options[j, option_count[j]]
                     if not drawn:  # every choice was forced: the same answer every time
                         cached[:] = world
+                        cached_path[:] = path
                         has_searched = True
             for _ in range(FILL_ATTEMPTS if found else 0):
                 written = _write_unseen(world, lay, deck, ship, mt, at, free, unwritten, counts)
@@ -197,6 +209,7 @@ def _sample(count, first, searched, has_searched, steps, lay, seat, bottom, ship
         stock[r, :piles[0]] = world[lay[M.W_STOCK]:lay[M.W_STOCK] + piles[0]]
         discards[r, :piles[1]] = world[lay[M.W_DISCARDS]:lay[M.W_DISCARDS] + piles[1]]
         offer[r] = world[lay[M.W_OFFER]]
+        chosen[r] = path
     return True
 
 
@@ -224,19 +237,33 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
     out = PlacedWorlds(np.empty((count, positions), np.int64), np.empty((count, 3 * num_players), np.int64),
                        first[lay[M.W_HAND_LEN]:lay[M.W_HAND_LEN] + num_players].copy(), np.empty((count, 0), np.int64),
                        np.empty((count, positions), np.int64), np.empty((count, positions), np.int64),
-                       np.empty(count, np.int64))
+                       np.empty(count, np.int64), np.empty((count, len(steps)), np.int64))
     piles = np.zeros(2, np.int64)  # how many positions the stock and the discards end with
     needs, deck = M.need_arrays(sampler.needs, len(steps)), np.sort(np.asarray(sampler.deck, dtype=np.int64))
     spent = np.zeros(2, np.float64)  # a world not found: its attempts and seconds
-    ok = _sample(count, first, cached, searched is not None, steps, lay, sampler.seat, sampler.bottom,
+    path = np.full(len(steps), -1, np.int64) if searched is None else chosen_positions(searched, sampler.steps)
+    ok = _sample(count, first, cached, searched is not None, path, steps, lay, sampler.seat, sampler.bottom,
                  sampler.first.ship_checks is not None, allowed, needs, deck,
-                 mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, piles,
+                 mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, out.chosen, piles,
                  limit, spent)
     set_random_state(rng, mt, at, rest)
     if not ok:  # as DealSampler._placed
         raise NoConsistentDealError(int(spent[0]), float(spent[1]))
     return out._replace(hands=out.hands.reshape(count, num_players, 3), stock=out.stock[:, :piles[0]],
                         discards=out.discards[:, :piles[1]])
+
+
+def chosen_positions(world, steps) -> np.ndarray:
+    """The position each of ``steps`` moved by its choice in a readable search's ``world``
+    (``engine.hidden_moves.World``): the first it moved where the step chooses one (a card traded,
+    offered, given or exchanged), else -1; as :func:`sample_places` gives them."""
+    moved, node = [], world.moved
+    while node is not None:
+        items, node = node
+        moved.append(items[0] if items else -1)
+    moved.reverse()
+    return np.array([item if step[0] in _CHOOSING else -1 for item, step in zip(moved, steps, strict=True)],
+                    dtype=np.int64)
 
 
 def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:

@@ -293,8 +293,9 @@ class BatchEngine:
 
     def supply_packs(self, games: Sequence[int] | np.ndarray, packs: Sequence[Any]) -> None:
         """Deal each of ``games`` (all :attr:`awaiting_pack`) its next deal from its pack in
-        ``packs`` (pack texts or card-index lists, top card first).  A deal settled as it is
-        dealt (a dealt flush, R7.3) makes the game wait for the next pack again.  Sets
+        ``packs`` (pack texts or card-index lists, top card first; or an integer array, one pack a
+        row).  A deal settled as it is dealt (a dealt flush, R7.3) makes the game wait for the next
+        pack again.  Sets
         :attr:`rewards` of those games to what the deal paid; the others' are untouched
         (as by :meth:`reset_games`)."""
         self._require_started()
@@ -308,15 +309,22 @@ class BatchEngine:
         idle = games[~self.awaiting_pack[games]]
         if idle.size:
             raise ValueError(f"game {int(idle[0])} is not waiting for a pack (awaiting_pack is False)")
-        if isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence) or len(packs) != len(games):
-            raise ValueError(f"packs must be one pack per game ({len(games)}), got {packs!r:.80}")
-        rows = np.zeros((len(games), 52), dtype=np.int64)
         size = self.rules.deck_size
-        for k, pack in enumerate(packs):
-            try:
-                rows[k, :size] = _pack_row(pack, size)
-            except (ValueError, TypeError) as error:
-                raise ValueError(f"packs[{k}]: {error}") from None
+        rows = np.zeros((len(games), 52), dtype=np.int64)
+        if isinstance(packs, np.ndarray):  # card indices, one pack a row: checked all at once (search's worlds)
+            if (packs.shape != (len(games), size) or not np.issubdtype(packs.dtype, np.integer)
+                    or packs.dtype == np.bool_ or (np.sort(packs, axis=1) != _FULL_PACKS[size]).any()):
+                raise ValueError(f"packs must be one whole {size}-card pack per game ({len(games)}), each card once, "
+                                 f"got {packs.dtype} {packs.shape}")
+            rows[:, :size] = packs
+        elif isinstance(packs, (str, bytes)) or not isinstance(packs, Sequence) or len(packs) != len(games):
+            raise ValueError(f"packs must be one pack per game ({len(games)}), got {packs!r:.80}")
+        else:
+            for k, pack in enumerate(packs):
+                try:
+                    rows[k, :size] = _pack_row(pack, size)
+                except (ValueError, TypeError) as error:
+                    raise ValueError(f"packs[{k}]: {error}") from None
         self._rewards[games] = 0.0
         K.supply_packs(self._st, self.params, self.keys, games, rows, self._masks, self._rewards)
 
