@@ -295,9 +295,8 @@ class BatchEngine:
         """Deal each of ``games`` (all :attr:`awaiting_pack`) its next deal from its pack in
         ``packs`` (pack texts or card-index lists, top card first; or an integer array, one pack a
         row).  A deal settled as it is dealt (a dealt flush, R7.3) makes the game wait for the next
-        pack again.  Sets
-        :attr:`rewards` of those games to what the deal paid; the others' are untouched
-        (as by :meth:`reset_games`)."""
+        pack again.  Sets :attr:`rewards` of those games to what the deal paid; the others' are
+        untouched (as by :meth:`reset_games`)."""
         self._require_started()
         games = np.asarray(games)
         if games.ndim != 1 or (games.size and (not np.issubdtype(games.dtype, np.integer)
