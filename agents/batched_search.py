@@ -163,6 +163,14 @@ class BatchedRollouts:
         return [{a: np.concatenate([part[a] for part in got]) for a in decision.actions}
                 for decision, got in zip(decisions, parts, strict=True)]
 
+    def play_rows(self, engine: BatchEngine, firsts: np.ndarray, thresholds: np.ndarray, barters: np.ndarray,
+                  rows: np.ndarray) -> int:
+        """Each of ``rows`` takes its first action ``firsts[k]``, then everyone plays to the end of its deal:
+        the greedy policy here (a subclass may roll out with another policy).  Returns the first ``k``
+        whose first action is not legal, or -1."""
+        return _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), firsts, thresholds,
+                                   barters, rows, MAX_ACTIONS)
+
     def _run_group(self, rules: Rules, n: int, decisions: list[Rollouts]) -> list[dict[int, np.ndarray]]:
         sizes = [len(d.worlds) * len(d.actions) for d in decisions]
         total = sum(sizes)
@@ -183,8 +191,7 @@ class BatchedRollouts:
             barters[at:at + size] = decision.barter
             at += size
         rows = np.arange(total, dtype=np.int64)
-        refused = _greedy_to_deal_end(engine.kernel_state(), PIPS, flush_ends_deal(engine), actions, thresholds,
-                                      barters, rows, MAX_ACTIONS)
+        refused = self.play_rows(engine, actions, thresholds, barters, rows)
         if refused >= 0:  # a view's legal actions are legal in every world it deals (R11): a bug if not
             raise ValueError(f"rollout {refused}: action {int(actions[refused])} is not legal in its world")
         out, at = [], 0

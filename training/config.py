@@ -30,6 +30,7 @@ from .checks import (
     text,
     whole,
 )
+from .expert_config import ExpertIterationSection, check_expert_iteration
 from .sections import (  # noqa: F401 - the limits, re-exported
     MAX_DEALS,
     MAX_ENVS,
@@ -224,6 +225,7 @@ class TrainConfig(Section):
     ppo: PPOSection = section(PPOSection)
     evaluation: EvaluationSection = section(EvaluationSection)
     pretrain: PretrainSection = section(PretrainSection)
+    expert_iteration: ExpertIterationSection = section(ExpertIterationSection)
 
 
 # Options that were removed; a run folder's config.yaml written before still names them, with the
@@ -306,6 +308,7 @@ def check_relations(c: TrainConfig, source: str) -> None:
     if p.anchor_batches != 0 and p.teacher is None:
         fail(source, "pretrain.anchor_batches", p.anchor_batches,
              "0 without a pretrain.teacher (the anchor uses its demonstrations)")
+    check_expert_iteration(c, source)
 
 
 def _check_batched_opponents(entries: list, rules: Rules, num_players: int, source: str) -> None:

@@ -184,13 +184,20 @@ def train(config: TrainConfig, resume: bool = False, quiet: bool = False, force:
     """
     out = Path(config.output)
     checkpoint = out / CHECKPOINT
-    if resume and not checkpoint.is_file():
+    expert = config.expert_iteration.rounds > 0  # training.expert_iteration: rounds of search as teacher
+    if resume and expert and not (out / "rounds").is_dir():
+        raise ValueError(f"--resume: no rounds of expert iteration in {out}")
+    if resume and not expert and not checkpoint.is_file():
         raise ValueError(f"--resume: no checkpoint at {checkpoint}")
     with RunFolder(out).locked() as run:
         for written in (CHECKPOINT, STATE, MANIFEST):  # left by a kill during an atomic write
             run.remove_stale_temporaries(written)
         if not resume:
             run.prepare_new_run(force=force)
+        if expert:
+            from .expert_iteration import train_expert
+
+            return train_expert(config, run, quiet)
         return _train(config, run, resume, quiet)
 
 
