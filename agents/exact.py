@@ -11,7 +11,7 @@ sampling.  Returns are per match, which in a small game is one deal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -188,8 +188,53 @@ def nash_conv(tree: GameTree, table: np.ndarray) -> float:
     return gains(tree, table)["nash_conv"]
 
 
-def table_function(tree: GameTree, table: np.ndarray) -> Callable[[tuple], np.ndarray]:
-    """The row of ``table`` for an information-state key (:func:`commerce_env.game_tree.info_key`)."""
-    index = {key: k for k, key in enumerate(tree.keys)}
-    return lambda key: table[index[key], :tree.num_actions[index[key]]]
+def grouped_best_response(tree: GameTree, table: np.ndarray, seat: int, groups: np.ndarray,
+                          sweeps: int = 20) -> tuple[float, np.ndarray]:
+    """The best response of ``seat`` to ``table`` when it takes one action in each *group* of its
+    information states (``groups[k]``, for each state ``k``; a group's states lie on one level of the
+    tree and have the same legal actions): what a player who cannot tell a group's states apart (one
+    playing from an observation that forgets) can gain.  Imperfect recall makes the best such play
+    hard to find in general; this climbs to a local optimum: level by level from the deepest, each
+    group takes its best action given every other choice (the levels' groups do not interact), until
+    a sweep changes nothing.  So its value is one such a player reaches, at most the best response's.
+    Returns the value and the chosen slot at each of the seat's information states (-1 elsewhere)."""
+    _checked(tree, table)
+    mine = np.flatnonzero(tree.info_player == seat)
+    group = np.unique(np.asarray(groups)[mine], return_inverse=True)[1]
+    exact = best_response(tree, table, seat)[1]
+    first = np.empty(group.max() + 1, dtype=np.int64)
+    first[group[::-1]] = mine[::-1]  # each group starts from the best response's choice at its first state
+    choice = np.full(tree.num_infosets, -1, dtype=np.int64)
+    choice[mine] = exact[first[group]]
+    level = np.searchsorted(tree.levels, tree.info_node[mine], side="right") - 1
+    count = int(group.max()) + 1
+    for _ in range(sweeps):
+        changed = False
+        for depth in np.unique(level)[::-1]:
+            members, of = mine[level == depth], group[level == depth]
+            edges = edge_probabilities(tree, _with_choices(table, mine, choice))
+            values, reached = node_values(tree, edges)[:, seat], reach(tree, edges)
+            nodes = np.flatnonzero(np.isin(tree.infoset, members))
+            where = group[np.searchsorted(mine, tree.infoset[nodes])]
+            q = np.full((count, tree.max_actions), -np.inf)
+            q[of] = np.where(tree.info_actions[members] >= 0, 0.0, -np.inf)
+            for slot in range(tree.max_actions):  # each action's value summed over the group's nodes
+                has = tree.num_actions[tree.infoset[nodes]] > slot
+                np.add.at(q[:, slot], where[has], reached[nodes[has]] * values[tree.first_child[nodes[has]] + slot])
+            best = q[of].argmax(axis=1)
+            better = q[of, best] > q[of, choice[members]] + 1e-12
+            if better.any():
+                choice[members] = np.where(better, best, choice[members])
+                changed = True
+        if not changed:
+            break
+    value = float(expected_returns(tree, _with_choices(table, mine, choice))[seat])
+    return value, choice
 
+
+def _with_choices(table: np.ndarray, rows: np.ndarray, choice: np.ndarray) -> np.ndarray:
+    """``table`` with ``rows`` replaced by the pure choices ``choice[rows]`` (slots)."""
+    out = table.copy()
+    out[rows] = 0.0
+    out[rows, choice[rows]] = 1.0
+    return out

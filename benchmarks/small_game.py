@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.cfr import CFRPlus
 from agents.exact import gains, policy_table
+from agents.ground_truth import TARGET as TARGET_SHARE
 from commerce_env.files import atomic_write
 from commerce_env.game_tree import GameTree, build_tree
 from commerce_env.small_game import SMALL_GAMES, small_game
@@ -32,6 +33,7 @@ CHECKPOINTS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)  # where Na
 PARTLY = 10  # the iterations of "a partly converged CFR policy"
 POLICIES = ("random", "greedy", "expected_value")
 TARGET = 0.01  # NashConv below this share of the game's value range
+LEARNED = "small_game_learned.json"  # python -m training.exploit_small --output <out>/small_game_learned.json
 
 
 def solve(tree: GameTree, iterations: int, cache: Path) -> tuple[CFRPlus, list[dict[str, Any]], np.ndarray | None]:
@@ -90,8 +92,8 @@ def _cards(cards: Any) -> list[str]:
     return [str(CARDS[c]) for c in cards]
 
 
-def markdown(results: list[dict[str, Any]], command: str) -> str:
-    """The section of docs/benchmark.md."""
+def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any] | None = None) -> str:
+    """The section of docs/benchmark.md; ``learned``: ``python -m training.exploit_small``'s reports, if made."""
     lines = ["## Exploitability: a small game solved exactly", "",
              "Exploitability is what a best response gains against a policy. In the full games it can only be "
              "bounded from below (a learned or a search best response finds *a* deviation); in a game small "
@@ -122,11 +124,35 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
         for point in result["cfr_curve"]:
             lines.append(f"| {point['iterations']} | {point['nash_conv']:.5f} | {point['nash_conv'] / span:.3%} |")
         lines.append("")
+    if learned:
+        lines += ["### A learned best response checked against the exact one", "",
+                  "`commerce exploit`'s learner (MaskablePPO with its network and PPO settings, in a rotating seat "
+                  "against the policy in the other), trained on the small game and then measured exactly: its "
+                  "greedy action at every information state of its seat, over the whole tree, against the "
+                  f"policy. The target is {TARGET_SHARE:.0%} of the exact best response's gain. The learner plays "
+                  "from the env's observation, which does not tell apart every pair of states its seat can (the "
+                  "card it drew for ready money, for one, R11): *from the observation* is what a responder "
+                  "playing from that observation reaches (a local optimum over the whole tree, "
+                  "`agents.exact.grouped_best_response`), the share of the exact gain the observation leaves "
+                  f"within reach. Made by `{learned['command']}`.", "",
+                  "| game | policy | exact best response's gain | from the observation | learned | learned / exact | "
+                  "env steps |", "|---|---|---:|---:|---:|---:|---:|"]
+        for report in learned["reports"]:
+            ceiling = report.get("observation_gain")
+            reach = f"{ceiling:.4f} ({ceiling / report['exact_gain']:.0%})" if ceiling is not None else "-"
+            lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | {reach} | "
+                         f"{report['learned_gain']:.4f} | {report['share']:.0%} | {report['steps']:,} |")
+        lines.append("")
     lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
               "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
               "response against (docs/openspiel.md: OpenSpiel's own algorithms run on these games too).", ""]
     return "\n".join(lines)
+
+
+def _learned(out: Path) -> dict[str, Any] | None:
+    path = out / LEARNED
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (out / "small_game.json").is_file():
             parser.error(f"--write-only: no {out / 'small_game.json'} to write from")
         saved = json.loads((out / "small_game.json").read_text())
-        atomic_write(out / "small_game.md", markdown(saved["results"], saved["command"]))
+        atomic_write(out / "small_game.md", markdown(saved["results"], saved["command"], _learned(out)))
         return 0
     command = "python -m benchmarks.small_game" + (f" --iterations {args.iterations}" if args.iterations != 300 else "")
     results = [run_variant(v, args.iterations, Path(args.cache) / v) for v in args.variants]
@@ -153,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write(out / "small_game.json", json.dumps({"command": command, "results": results}, indent=2) + "\n")
     curves = {r["variant"]: {"value_range": r["value_range"], "curve": r["cfr_curve"]} for r in results}
     atomic_write(out / "small_game_cfr.json", json.dumps(curves, indent=2) + "\n")
-    atomic_write(out / "small_game.md", markdown(results, command))
+    atomic_write(out / "small_game.md", markdown(results, command, _learned(out)))
     print(f"wrote {out / 'small_game.json'}, small_game_cfr.json and small_game.md", file=sys.stderr)
     return 0
 

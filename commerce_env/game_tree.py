@@ -166,8 +166,9 @@ class _Builder:
         legal = tuple(game.legal_actions())
         self.infoset[node] = self.information_state(game, seat, legal, node, depth)
         for action in legal:
-            unseen = [c for c in pack[self.top:] if c not in drawn and c in game.stock]
-            if not (draws_card(game, action) and unseen):
+            unseen = ([c for c in pack[self.top:] if c not in drawn and c in game.stock]
+                      if draws_card(game, action) else [])
+            if not unseen:
                 child = game.clone()
                 child.apply(action)
                 self.visit(child, node, depth + 1, action, 1.0, pack, drawn, (*actions, action))

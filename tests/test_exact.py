@@ -302,3 +302,20 @@ def test_a_random_walk_in_the_engine_is_a_path_of_the_tree():
             else:
                 game.apply(action)
         assert tree.player[node] == TERMINAL and list(tree.returns[node]) == game.returns()
+
+
+def test_a_grouped_best_response_is_the_best_response_when_no_group_merges_states():
+    from agents.exact import grouped_best_response
+
+    tree = tiny("widow")
+    table = random_table(tree, 2)
+    level = np.searchsorted(tree.levels, tree.info_node, side="right") - 1
+    legal = [tuple(tree.legal(k)) for k in range(tree.num_infosets)]
+    coarse = np.array([hash((int(level[k]), legal[k], int(tree.info_player[k]))) for k in range(tree.num_infosets)])
+    for seat in range(2):
+        best = best_response(tree, table, seat)[0]
+        assert grouped_best_response(tree, table, seat, np.arange(tree.num_infosets))[0] == pytest.approx(best)
+        merged, choice = grouped_best_response(tree, table, seat, coarse)  # one action per level: less
+        assert merged <= best + 1e-12
+        mine = np.flatnonzero(tree.info_player == seat)
+        assert all(len({int(choice[k]) for k in mine if coarse[k] == g}) == 1 for g in set(coarse[mine]))
