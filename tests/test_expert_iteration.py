@@ -9,12 +9,15 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
 from agents.learned import load_agent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
+from tests.test_training_config import VALUES  # noqa: E402
 from training import expert_iteration, expert_rounds  # noqa: E402
 from training.config import validate  # noqa: E402
 from training.expert_data import Collector, ExpertDecisions  # noqa: E402
@@ -203,3 +206,18 @@ def test_the_record_names_no_folder_of_the_machine(tmp_path, fake_measures):
     assert str(tmp_path) not in text
     assert json.loads(text.splitlines()[1])["round"] == 1
     assert expert_rounds.RECORD == "rounds.jsonl"
+
+
+EXPERT_KEYS = ["rounds", "decisions_per_round", "worlds", "margin", "rollout_policy", "target", "temperature",
+               "explore", "opponents", "games", "parts", "window", "epochs", "learning_rate", "ppo_steps",
+               "warm_start", "measure_deals", "measure_opponent", "measure_seed", "improve_by", "patience"]
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(EXPERT_KEYS), value=VALUES)
+def test_any_value_is_accepted_or_refused_naming_its_key(tmp_path, key, value):
+    try:
+        validate(tiny(tmp_path, **{key: value}))
+    except ValueError as error:
+        assert f"expert_iteration.{key}" in str(error), str(error)
