@@ -172,11 +172,15 @@ def markdown(report: dict[str, Any], command: str, curves: str | None, shipped: 
         mark = (" **(best, shipped)**" if shipped else " **(best)**") if k == report["best"] else ""
         lines.append(f"| {row.get('training_seed', k)} | `{Path(row['run']).name}`{mark} | " + " | ".join(cells)
                      + " |")
+    level = level_shares(report)
     lines += ["", "Aggregate over seeds x duplicate groups (stratified bootstrap, 95%):", "",
-              "| opponent | mean margin | 95% CI | IQM margin | 95% CI |", "|---|---:|---|---:|---|"]
+              "| opponent | mean margin | 95% CI | IQM margin | 95% CI |" + (" level groups |" if level else ""),
+              "|---|---:|---|---:|---|" + ("---:|" if level else "")]
     for o, agg in report["aggregate"].items():
         lines.append(f"| {o} | {agg['mean']:+.3f} | [{agg['mean_ci'][0]:+.3f}, {agg['mean_ci'][1]:+.3f}] | "
-                     f"{agg['iqm']:+.3f} | [{agg['iqm_ci'][0]:+.3f}, {agg['iqm_ci'][1]:+.3f}] |")
+                     f"{agg['iqm']:+.3f} | [{agg['iqm_ci'][0]:+.3f}, {agg['iqm_ci'][1]:+.3f}] |"
+                     + (f" {level[o]:.0%} |" if level else ""))
+    lines += ["", iqm_note(level)]
     lines += ["", f"The shipped model (`{shipped}`) is the best of {n} seeds (largest smallest margin over the "
                   "opponents)." if shipped else
               f"The best of {n} seeds (largest smallest margin over the opponents); no model was shipped (no "
@@ -188,9 +192,40 @@ def markdown(report: dict[str, Any], command: str, curves: str | None, shipped: 
                       f"{report['games']} of the games that measure the shipped model above: it was chosen on "
                       f"part of its own test sample, and its margins there may be a little high (a winner's "
                       f"curse). `benchmarks.seeds` now judges on arena seed {SELECTION_SEED}."]
+    if report.get("note"):  # what the table's rows need said that the command does not say
+        lines += ["", report["note"]]
     if curves:
         lines += ["", f"![training curves]({curves})"]
     return "\n".join(lines) + "\n"
+
+
+def level_shares(report: dict[str, Any]) -> dict[str, float]:
+    """Per opponent, the share of duplicate groups (all seeds) in which the model and the opponent scored
+    the same; empty when the report keeps no group margins."""
+    if not all("group_margins" in row["vs"][o] for row in report["seeds"] for o in report["opponents"]):
+        return {}
+    shares = {}
+    for o in report["opponents"]:
+        margins = np.concatenate([np.asarray(row["vs"][o]["group_margins"], dtype=float) for row in report["seeds"]])
+        shares[o] = float(np.mean(np.abs(margins) < 1e-9))
+    return shares
+
+
+def iqm_note(level: dict[str, float]) -> str:
+    """What the IQM column means, and where it says little (most groups level: its middle half is zeros)."""
+    note = ("The IQM margin is the mean of the middle half of the groups' margins (rliable's interquartile mean): "
+            "robust to a few outlying groups.")
+    mostly = [o for o, share in level.items() if share >= 0.5]
+    if mostly:
+        names = " and ".join(filter(None, [", ".join(mostly[:-1]), mostly[-1]]))
+        note += (f" A group is level when the model and the opponent scored the same in it; against {names} "
+                 "half the groups or more are level, so the middle half is mostly zeros and the IQM is near 0 "
+                 "whatever the model's edge: the mean margin is the measure there.")
+    elif not level:
+        note += (" Where half the groups or more are level (the model and the opponent scored the same), the "
+                 "middle half is mostly zeros and the IQM is near 0 whatever the model's edge: the mean margin "
+                 "is the measure there.")
+    return note
 
 
 def ship(model: Path, destination: Path, force: bool) -> None:
@@ -212,7 +247,7 @@ def ship(model: Path, destination: Path, force: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.seeds", description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", required=True)
-    parser.add_argument("--runs", nargs="+", required=True, help="run folders (or model folders), one per seed")
+    parser.add_argument("--runs", nargs="+", help="run folders (or model folders), one per seed")
     parser.add_argument("--games", type=int, default=2000, help="games per seed and opponent")
     parser.add_argument("--opponents", default=",".join(BUILT_IN),
                         help="comma separated agents, arguments in brackets: search,search(worlds=192)")
@@ -224,7 +259,14 @@ def main(argv: list[str] | None = None) -> int:
                         "(default docs/benchmark/<variant>/seeds)")
     parser.add_argument("--ship", help="copy the best seed's model here (e.g. models/<variant>)")
     parser.add_argument("--force", action="store_true", help="with --ship: replace a model already there")
+    parser.add_argument("--write-only", action="store_true",
+                        help="play nothing: rewrite seeds.md from the seeds.json in --out")
     args = parser.parse_args(argv)
+    out = Path(args.out) if args.out else ROOT / "docs" / "benchmark" / args.variant / "seeds"
+    if args.write_only:
+        return rewrite(out)
+    if not args.runs:
+        parser.error("--runs is required (unless --write-only)")
     runs = [Path(r) for r in args.runs]
     from .suite import BENCHMARK_SEED
 
@@ -245,7 +287,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"benchmarks.seeds: {error}", file=sys.stderr)
         return 2
-    out = Path(args.out) if args.out else ROOT / "docs" / "benchmark" / args.variant / "seeds"
     out.mkdir(parents=True, exist_ok=True)
     curves = "training.png" if plot_curves(runs, out / "training.png") else None
     command = " ".join(["python -m benchmarks.seeds", *(argv if argv is not None else sys.argv[1:])])
@@ -256,6 +297,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.ship:
         ship(model_of(runs[report["best"]]), Path(args.ship), args.force)
     print(f"wrote {out}/seeds.md; best seed: {report['seeds'][report['best']]['run']}", file=sys.stderr)
+    return 0
+
+
+def rewrite(out: Path) -> int:
+    """``--write-only``: ``seeds.md`` again from ``seeds.json`` (its command says where the best seed went)."""
+    import shlex
+
+    path = out / "seeds.json"
+    if not path.is_file():
+        print(f"benchmarks.seeds: --write-only: no {path}", file=sys.stderr)
+        return 2
+    report = json.loads(path.read_text())
+    words = shlex.split(report.get("command", ""))
+    shipped = words[words.index("--ship") + 1] if "--ship" in words[:-1] else None
+    curves = "training.png" if (out / "training.png").is_file() else None
+    (out / "seeds.md").write_text(markdown(report, report.get("command", ""), curves, shipped))
+    print(f"wrote {out}/seeds.md", file=sys.stderr)
     return 0
 
 

@@ -82,7 +82,8 @@ def model_versus(variant: str, folder: Path, games: int, seed: int, workers: int
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    """The versions of what played (no platform string: the page describes the code, not a machine)."""
+    out = {"python": platform.python_version()}
     for name in ("commerce-rl", "numpy", "torch", "stable-baselines3", "sb3-contrib"):
         try:
             out[name] = importlib.metadata.version(name)
@@ -169,8 +170,9 @@ def shortfalls(sections: dict[str, dict[str, Any]]) -> list[str]:
             lines.append(f"| {variant} | {opponent} | {row['difference']:+.3f} | [{row['ci99'][0]:+.3f}, "
                          f"{row['ci99'][1]:+.3f}] | {row['games']} | {verdict(variant, row)} |")
     if len(lines) == 2:
-        return ["Every shipped model beats every built-in agent at 99% on the full sample."]
-    return [*lines, "", "What was tried for each variant, and what it gave, is in docs/findings.md."]
+        return []  # the headline's last column already says so
+    return ["## Where the models fall short", "", *lines, "",
+            "What was tried for each variant, and what it gave, is in docs/findings.md."]
 
 
 def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
@@ -185,22 +187,19 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
              "Each variant's section says the command that made it, its seed and the versions; "
              "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
     lines += ["## Headline", "", *headline(sections)]
-    lines += ["", "## Where the models fall short", "", *shortfalls(sections)]
+    short = shortfalls(sections)
+    lines += ["", *short] if short else []
     for variant, section in sections.items():
         table = section["built_in"]
         lines += ["", f"## {variant}", "", f"Made by `{section['command']}` (seed {section['seed']}"
                   f"{'; quick: samples too small to mean anything' if section['quick'] else ''}; "
                   f"{section['seconds']:.0f} s). Versions: " + _versions(section["versions"]) + ".", ""]
         if "built_in_made" in section:
-            made = section["built_in_made"]
-            lines += [f"The built-in table is the one made by `{made['command']}` (seed {made['seed']}"
-                      f"{'; quick' if made['quick'] else ''}; versions: {_versions(made['versions'])}); "
-                      "this command replayed only the model.", ""]
+            lines += [kept_part(section["built_in_made"], section["versions"], "The built-in table is the one",
+                                "the model", f"--variants {variant} --table-only"), ""]
         if "model_made" in section:
-            made = section["model_made"]
-            lines += [f"The shipped model's games are the ones made by `{made['command']}` (seed {made['seed']}"
-                      f"{'; quick' if made['quick'] else ''}; versions: {_versions(made['versions'])}); "
-                      "this command replayed only the built-in table.", ""]
+            lines += [kept_part(section["model_made"], section["versions"], "The shipped model's games are the ones",
+                                "the built-in table", f"--variants {variant} --model-only"), ""]
         lines += [f"Built-in agents at one table: {table['games']} games in "
                   f"{table['groups']} duplicate groups ({table['deals_played']} deals), "
                   f"[full report]({link(variant, 'built_in', 'report.md')}).", ""]
@@ -255,6 +254,23 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
         lines += ["", small.read_text().replace("](small_game", f"]({link('small_game')}").rstrip()]
     lines.append("")
     return "\n".join(lines)
+
+
+def kept_part(made: dict[str, Any], versions: dict[str, str], what: str, replayed: str, again: str) -> str:
+    """The sentence for a part of a section kept from an earlier command: which command made it and, where
+    they differ from the section's, with which versions; flagged first when another release of this
+    package played it, with the command that plays it again with the installed one."""
+    release = made["versions"].get("commerce-rl")
+    other = release != versions.get("commerce-rl")
+    differ = {k: v for k, v in made["versions"].items()
+              if k in versions and k not in UNSHOWN and versions[k] != v and not (other and k == "commerce-rl")}
+    same = "; other versions as above" if other else "; the same versions"
+    text = (f"{what} made by `{made['command']}` (seed {made['seed']}{'; quick' if made['quick'] else ''}"
+            f"{'; versions: ' + _versions(differ) if differ else same}); this command replayed only {replayed}.")
+    if other:
+        text = (f"**Made with commerce-rl {release}** (CHANGELOG.md says what changed since): {text[0].lower()}"
+                f"{text[1:]} `python -m benchmarks.suite {again}` plays them with the installed release.")
+    return text
 
 
 MADE = ("command", "seed", "quick", "versions")  # what says which command made a part of a section
@@ -350,8 +366,11 @@ def update_readme(path: Path, sections: dict[str, dict[str, Any]]) -> bool:
     return True
 
 
+UNSHOWN = ("commit", "platform")  # kept by older saved sections; the page names neither
+
+
 def _versions(versions: dict[str, str]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in versions.items() if k != "commit")
+    return ", ".join(f"{k}: {v}" for k, v in versions.items() if k not in UNSHOWN)
 
 
 def saved_sections(out: Path) -> dict[str, dict[str, Any]]:

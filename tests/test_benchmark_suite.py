@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+from pathlib import Path
 
 import pytest
 
@@ -149,13 +151,31 @@ def test_shortfalls_name_every_opponent_the_model_does_not_beat_and_why():
     }
     lines = suite.shortfalls(sections)
     text = "\n".join(lines)
+    assert lines[0].startswith("## ")  # a heading, then what is under it
     assert "| trade_barter | greedy |" not in text  # beaten at 99% on the full sample
     assert "| trade_barter | search | +0.015 | [-0.020, +0.050] | 20000 | level at 99%" in text
     assert "| widow | search | -0.200 | [-0.300, -0.100] | 2000 | behind at 99% |" in text
     assert "| widow | greedy |" in text and "ahead at 99%; 480 of the 2000 games the claim needs" in text
     assert "| pool | every agent |" in text and "no shipped model" in text
     done = {"trade_barter": {"model": {"greedy": row(0.1, 0.3, 20000)}}}
-    assert suite.shortfalls(done) == ["Every shipped model beats every built-in agent at 99% on the full sample."]
+    assert suite.shortfalls(done) == []  # no heading with nothing under it: the headline says "yes" already
+    page = suite.markdown({"trade_barter": {**done["trade_barter"], "built_in": BUILT_IN_TABLE, "command": "c",
+                                            "seed": 1, "quick": False, "seconds": 1.0, "versions": {}}},
+                          Path("docs/benchmark"), Path("docs"))
+    lines = [line for line in page.splitlines() if line.strip()]
+    for here, after in zip(lines, [*lines[1:], ""], strict=True):
+        assert not here.startswith("#") or (after and not after.startswith("#")), f"{here!r}: nothing under it"
+
+
+BUILT_IN_TABLE = {"agents": {"greedy": {"mean": 0.1, "ci95": [0.0, 0.2]}}, "pairwise": [], "games": 24,
+                  "groups": 4, "deals_played": 24, "warnings": []}
+
+
+def test_the_page_names_versions_not_machines():
+    assert "platform" not in suite.versions()
+    assert suite.versions()["commerce-rl"] == importlib.metadata.version("commerce-rl")
+    shown = suite._versions({"python": "3.11.7", "platform": "Linux-6.1-x86_64-with-glibc2.36", "commerce-rl": "0.2.0"})
+    assert "Linux" not in shown and "commerce-rl: 0.2.0" in shown
 
 
 def test_the_page_says_when_the_model_plays_with_test_time_search(tmp_path, models, monkeypatch):
@@ -177,3 +197,17 @@ def test_the_page_says_when_the_model_plays_with_test_time_search(tmp_path, mode
     assert suite.main(["--quick", "--variants", "old_game", "--workers", "1", "--readme", str(tmp_path / "R.md"),
                        "--models", str(models), "--out", str(tmp_path / "bench24"), "--markdown", str(md)]) == 0
     assert "24 worlds, margin 1.0), against" in md.read_text() and "times its rollouts" not in md.read_text()
+
+
+def test_a_part_kept_from_another_release_is_flagged_with_the_command_that_plays_it_again():
+    made = {"command": "python -m benchmarks.suite --variants widow", "seed": 1, "quick": False,
+            "versions": {"python": "3.11.7", "commerce-rl": "0.1.0", "numpy": "2.4.6", "openskill": "6.2.0"}}
+    now = {"python": "3.11.7", "commerce-rl": "0.2.0", "numpy": "2.4.6"}
+    text = suite.kept_part(made, now, "The shipped model's games are the ones", "the built-in table",
+                           "--variants widow --model-only")
+    assert text.startswith("**Made with commerce-rl 0.1.0**")
+    assert "`python -m benchmarks.suite --variants widow --model-only`" in text
+    assert "openskill" not in text  # a package the page no longer lists
+    same = suite.kept_part({**made, "versions": now}, now, "The built-in table is the one", "the model",
+                           "--variants widow --table-only")
+    assert "Made with" not in same and "the same versions" in same
