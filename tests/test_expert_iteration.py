@@ -221,3 +221,11 @@ def test_any_value_is_accepted_or_refused_naming_its_key(tmp_path, key, value):
         validate(tiny(tmp_path, **{key: value}))
     except ValueError as error:
         assert f"expert_iteration.{key}" in str(error), str(error)
+
+
+def test_ppo_fine_tuning_follows_a_rounds_fit(tmp_path, fake_measures):
+    train(validate(tiny(tmp_path, ppo_steps=32)), quiet=True)
+    fitted = json.loads((tmp_path / "run/rounds/round_001/fit.json").read_text())
+    assert fitted["ppo_seconds"] > 0
+    assert json.loads((tmp_path / "run/rounds/round_001/model/model.json").read_text())["trained_steps"] >= 32
+    assert json.loads((tmp_path / "run/rounds/round_000/model/model.json").read_text())["trained_steps"] == 0

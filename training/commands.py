@@ -106,6 +106,10 @@ def stopped_notes(stop: KeyboardInterrupt, config: TrainConfig | RLlibConfig, co
     """What a stopped run saved, and how to go on from it."""
     out = Path(config.output)
     steps = getattr(stop, "checkpoint_steps", None)
+    expert = getattr(config, "expert_iteration", None)
+    if expert is not None and expert.rounds > 0:  # training.expert_iteration: every finished part is kept
+        return [f"the rounds' finished parts, fits and measures are saved in {out / 'rounds'}",
+                f"go on with: {command} --resume"]
     if steps is None:
         return ["no checkpoint was written at the stop" + (f"; the last one is in {out / 'checkpoints'}"
                                                             if (out / "checkpoints").is_dir() else "")]

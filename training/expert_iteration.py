@@ -194,7 +194,10 @@ class ExpertIteration:
         stats.update(decisions=len(data), fit_seconds=time.monotonic() - began)
         if section.ppo_steps > 0:
             began = time.monotonic()
-            model.learn(total_timesteps=section.ppo_steps, reset_num_timesteps=False, tb_log_name="ppo")
+            try:
+                model.learn(total_timesteps=section.ppo_steps, reset_num_timesteps=False, tb_log_name="ppo")
+            finally:
+                self.run.record_tree("tb")
             stats["ppo_seconds"] = time.monotonic() - began
         self.save(model, index)
         self.run.write(f"{round_folder(index)}/fit.json", json.dumps(stats, indent=2))
