@@ -13,12 +13,16 @@ the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022)
 
 It picks the action with the best weighted mean over the worlds, with no prior.
 Worlds are drawn ``worlds`` at a time until ``worlds`` of them are as the agent
-would have played them, at most ``draws`` in all; where fewer are, it keeps those,
-and where none is, the worlds with the fewest decisions the agent would have
-taken otherwise (the likeliest if it trembled now and then; counted in
-:attr:`SearchBestResponse.trembled`): against a deterministic agent, whose
-hidden choices (which card it traded, offered or gave) the determinizer draws at
-random, that is common late in a deal.  Where the agent
+would have played them, at most ``draws`` in all.  Against a deterministic agent
+few may be: the determinizer draws its hidden choices (which card it traded,
+offered or gave) at random, and its hidden hand must be one it would have played
+so.  The exact weighting (``tremble=0``) then rolls out only the worlds with the
+fewest decisions the agent would have taken otherwise (its misses; none where any
+world is as it played); by default (``tremble=0.2``) the ``worlds`` with the
+fewest misses are rolled out, each miss weighing a world ``tremble / (1 -
+tremble)`` times less, as if the agent took a random action now and then.  Against
+``greedy`` that gained more than the exact weighting and than none, in the old
+game and in trade and barter (:meth:`SearchBestResponse.keep`).  Where the agent
 batches (random, greedy, a network alone: :func:`agents.batched.batched_agent`)
 the replays and the rollouts run on the batched engine, all worlds together
 (:mod:`agents.best_response_rollouts`); otherwise on the readable one, a seat
@@ -51,23 +55,29 @@ MAX_ACTIONS = 2000  # per rollout, as the search's
 
 class SearchBestResponse(SearchAgent):
     """The search's best response to ``agent`` (a spec or an agent object), ``worlds`` weighted
-    worlds per decision drawn from at most ``draws`` (default four times ``worlds``); the other
-    arguments are the search's (:class:`agents.search.SearchAgent`).  ``weighting=False`` takes
-    the worlds unweighted (the search with the agent's rollouts only)."""
+    worlds per decision drawn from at most ``draws`` (default twice ``worlds``); ``tremble`` how
+    much less a world weighs for each decision the agent would have taken otherwise (0: nothing,
+    the exact weighting; :meth:`keep`); the other arguments are the search's
+    (:class:`agents.search.SearchAgent`).  ``weighting=False`` takes the worlds unweighted (the
+    search with the agent's rollouts only)."""
 
     name = "search_best_response"
 
     def __init__(self, agent: Any, worlds: int = 24, draws: int | None = None, weighting: bool = True,
+                 tremble: float = 0.2,
                  rollout_quantile: float | None = None, barter: bool = True, candidates: int | None = 4,
                  seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
         super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=False,
                          candidates=candidates, seed=seed, engine=engine, redeal_ms=redeal_ms)
-        self.draws = 4 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
+        self.draws = 2 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
         if self.draws < self.worlds:
             raise ValueError(f"draws must be at least worlds ({self.worlds}), got {draws!r}")
         if not isinstance(weighting, bool):
             raise ValueError(f"weighting must be true or false, got {weighting!r}")
         self.weighting = weighting
+        self.tremble = number_argument("tremble", tremble, 0.0, 1.0)
+        if self.tremble == 1.0:
+            raise ValueError("tremble must be below 1, got 1.0")
         self.spec = agent
         # Its own copy of the agent (an object's state, a generator, stays the table's): made at the first reset.
         self.agent: Agent | None = copy.deepcopy(agent) if isinstance(agent, Agent) else None
@@ -157,12 +167,22 @@ class SearchBestResponse(SearchAgent):
             drawn += size
             yield size
 
-    def count(self, drawn: int, kept: int, misses: int) -> None:
-        """Keep the tally of worlds drawn and kept; a decision whose kept worlds have misses (no world
-        drawn is as the agent would have played it) is counted in :attr:`trembled`."""
-        self.drawn += drawn
-        self.kept += kept
-        self.trembled += misses > 0
+    def keep(self, weights: np.ndarray, misses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of the worlds drawn (their weights and misses, :func:`agents.belief.world_weight`) are
+        rolled out, and their weights: at most ``worlds``, the fewest misses first; with no
+        ``tremble``, only those with the fewest, else each further miss weighs ``tremble / (1 -
+        tremble)`` times less.  Tallied in :attr:`drawn`, :attr:`kept` and :attr:`trembled`."""
+        fewest = int(misses.min())
+        if self.tremble == 0.0:
+            kept = np.flatnonzero(misses == fewest)[:self.worlds]
+            weights = weights[kept]
+        else:
+            kept = np.argsort(misses, kind="stable")[:self.worlds]
+            weights = weights[kept] * (self.tremble / (1.0 - self.tremble)) ** (misses[kept] - fewest)
+        self.drawn += len(misses)
+        self.kept += len(kept)
+        self.trembled += fewest > 0
+        return kept, weights
 
     # ------------------------------------------------------ readable engine
     def _weighed_readable(self, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
@@ -182,13 +202,12 @@ class SearchBestResponse(SearchAgent):
                 drawn.append((world, *world_weight(start, world, view.seat, self.agent)))
             if sum(misses == 0 for _, _, misses in drawn) >= self.worlds:
                 break
-        fewest = min(misses for _, _, misses in drawn)
-        kept = [(world, weight) for world, weight, misses in drawn if misses == fewest][:self.worlds]
-        self.count(len(drawn), len(kept), fewest)
+        kept, weights = self.keep(np.array([weight for _, weight, _ in drawn]),
+                                  np.array([misses for _, _, misses in drawn], dtype=np.int64))
         threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
-        results = {a: np.array([self._rollout(world.clone(), view.seat, a, threshold, value) for world, _ in kept])
+        results = {a: np.array([self._rollout(drawn[k][0].clone(), view.seat, a, threshold, value) for k in kept])
                    for a in self.rollout_actions(view)}
-        return results, np.array([weight for _, weight in kept])
+        return results, weights
 
     def _rollout(self, world: Game, seat: int, first: int, threshold: int, value: Any) -> float:
         """Take ``first`` in ``world``, then play its deal out: ``seat`` by the greedy rollout policy,

@@ -327,11 +327,10 @@ def weighed_batched(searcher: Any, batched: Any, view: SeatView) -> tuple[dict[i
         weights, misses = np.concatenate([weights, weight]), np.concatenate([misses, missed])
         if (misses == 0).sum() >= searcher.worlds:
             break
-    kept = np.flatnonzero(misses == misses.min())[:searcher.worlds]
-    searcher.count(len(weights), len(kept), int(misses.min()))
+    kept, weights = searcher.keep(weights, misses)
     rows = engine.kernel_state().rows[kept]  # the kept worlds, now, copied once per candidate action
-    games = np.arange(len(weights), len(weights) + len(kept) * len(actions), dtype=np.int64)
+    games = np.arange(len(misses), len(misses) + len(kept) * len(actions), dtype=np.int64)
     engine.load_rows(np.repeat(rows, len(actions), axis=0), games)
     _roll_out(engine, games, np.tile(actions, len(kept)), batched, plays)
     values = deal_values(view, engine, games).reshape(len(kept), len(actions))
-    return {int(a): values[:, k].copy() for k, a in enumerate(actions)}, weights[kept]
+    return {int(a): values[:, k].copy() for k, a in enumerate(actions)}, weights

@@ -7,13 +7,14 @@ in seat 0 against the agent in the others, 4 players, R12 defaults, every
 decision with a choice) is put in turns (:func:`benchmarks.timing.interleaved`)
 to:
 
-- ``search_best_response``: against that agent, 24 worlds a decision (at most 96 drawn);
+- ``search_best_response``: against that agent, 24 worlds a decision (at most 48 drawn);
 - ``search``: the plain search, 24 worlds, its rollouts on the batched engine.
 
 The ratio is the median of the round-by-round ratios of decisions per second
 (above 1: the best response is the faster), so load from other processes falls
 on both alike.  Also given: the worlds the best response drew and kept per
-decision (a deterministic agent's choices rule out most worlds drawn).
+decision, and the share of decisions where no world drawn was as the agent
+played it (a deterministic agent's choices rule out most worlds drawn).
 """
 
 from __future__ import annotations

@@ -116,6 +116,19 @@ def test_the_worlds_without_weight_are_those_where_the_agent_would_have_played_o
     assert len(misses_seen) > 1  # worlds as the agent would have played them, and worlds with misses
 
 
+def test_the_exact_weighting_keeps_only_worlds_as_the_agent_played_them_and_a_tremble_the_fewest_misses():
+    weights, misses = np.array([0.5, 0.25, 1.0, 0.125, 1.0]), np.array([2, 0, 1, 0, 3])
+    exact = SearchBestResponse("greedy", worlds=3, tremble=0.0)
+    kept, given = exact.keep(weights, misses)
+    assert kept.tolist() == [1, 3] and given.tolist() == [0.25, 0.125]  # a world with a miss weighs nothing
+    kept, given = exact.keep(weights, misses + 1)  # none as it played: the fewest misses
+    assert kept.tolist() == [1, 3] and exact.trembled == 1
+    soft = SearchBestResponse("greedy", worlds=3, tremble=0.2)
+    kept, given = soft.keep(weights, misses)
+    assert kept.tolist() == [1, 3, 2] and given == pytest.approx([0.25, 0.125, 1.0 / 4])  # each miss: 0.2 / 0.8
+    assert (exact.drawn, exact.kept, soft.drawn, soft.kept) == (10, 4, 5, 3)
+
+
 def test_a_random_agent_weighs_every_world_alike_and_a_network_by_its_softmax():
     from agents.batched import BatchedPolicy, BatchedRandom
     from agents.learned import load_agent
@@ -164,7 +177,8 @@ def test_it_gains_more_against_random_than_against_greedy():
         assert low <= report["margin"] <= high and report["decisions"] > 0
 
 
-@pytest.mark.parametrize("argument, value", [("--worlds", "0"), ("--draws", "1"), ("--seed", "-3")])
+@pytest.mark.parametrize("argument, value", [("--worlds", "0"), ("--draws", "1"), ("--seed", "-3"),
+                                             ("--tremble", "1")])
 def test_commerce_exploit_search_refuses_a_bad_setting_naming_it(argument, value):
     done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--method", "search", "--agent",
                            "greedy", "--deals", "4", argument, value], capture_output=True, text=True)
