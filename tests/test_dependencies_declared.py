@@ -42,6 +42,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/batched.py": ("vector",),  # batched opponents over the batched engine
     "agents/greedy_kernels.py": ("vector",),  # the greedy policy compiled: batched opponents, search rollouts
     "agents/batched_search.py": ("vector",),  # search's rollouts on the batched engine
+    "agents/best_response_rollouts.py": ("vector",),  # the search best response on the batched engine
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
