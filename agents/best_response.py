@@ -64,9 +64,9 @@ class SearchBestResponse(SearchAgent):
     name = "search_best_response"
 
     def __init__(self, agent: Any, worlds: int = 24, draws: int | None = None, weighting: bool = True,
-                 tremble: float = 0.2,
-                 rollout_quantile: float | None = None, barter: bool = True, candidates: int | None = 4,
-                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
+                 tremble: float = 0.2, rollout_quantile: float | None = None, barter: bool = True,
+                 candidates: int | None = 4, seed: int | None = None, engine: str = "batched",
+                 redeal_ms: float = 1000 * TIME_LIMIT):
         super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=False,
                          candidates=candidates, seed=seed, engine=engine, redeal_ms=redeal_ms)
         self.draws = 2 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
@@ -87,7 +87,7 @@ class SearchBestResponse(SearchAgent):
         self.decisions = 0  # decisions searched
         self.seconds = 0.0  # spent searching them
         self.drawn = 0  # worlds drawn in all
-        self.kept = 0  # worlds that weighed more than nothing
+        self.kept = 0  # worlds rolled out
         self.trembled = 0  # decisions where no world drawn had the agent's choices: the fewest misses kept
 
     def reset(self, seat: int, num_players: int, rules: Rules, seed: int | None = None) -> None:
@@ -116,6 +116,8 @@ class SearchBestResponse(SearchAgent):
     def choose_weighted(self, results: dict[int, np.ndarray], weights: np.ndarray) -> int:
         """The action with the best weighted mean over the worlds (the lowest among equals)."""
         total = weights.sum()
+        if not total > 0.0:  # every weight below a float's range: the worlds alike
+            weights, total = np.ones(len(weights)), float(len(weights))
         self.last_values = {a: float(values @ weights / total) for a, values in results.items()}
         best = max(self.last_values.values())
         return min(a for a, value in self.last_values.items() if value >= best - 1e-12)

@@ -66,6 +66,38 @@ def test_a_deal_dealt_again_and_replayed_is_the_game(setup, play_seed, moves):
         assert pickle.dumps(seat_view(again, seat)) == pickle.dumps(seat_view(game, seat))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(0, 60))
+def test_the_batched_replay_reaches_the_worlds_the_search_samples(setup, play_seed, moves):
+    # R11: each row, dealt its world's pack from the state before the deal and stepped through the
+    # deal, is the world sample_worlds gives for the same numbers: every seat's observation and the mask.
+    from agents.batched_search import BatchedRollouts
+    from agents.best_response_rollouts import _Draws, _replay
+    from commerce_env.observation import action_mask, encode
+
+    game = setup_game(setup)
+    rng = random.Random(play_seed)
+    for _ in range(moves):
+        if game.over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    if game.over or game.phase == HORSE:
+        return
+    view = seat_view(game, rng.randrange(game.num_players))
+    draws = _Draws(view, random.Random(play_seed), 5.0)
+    packs, firsts = draws.draw(5)
+    engine = BatchedRollouts().engine(view.rules, view.num_players, 5)
+    places = np.arange(5)
+    engine.load_games([before_deal(draws.first)] * 5, places, knowledge=True)
+    engine.supply_packs(places, packs)
+    silent = (np.full(view.num_players, -1), np.zeros(view.num_players, np.int64), np.zeros(view.num_players, bool))
+    _replay(engine, places, draws.steps, firsts, view.seat, None, silent)
+    for row, world in enumerate(view.sample_worlds(random.Random(play_seed), 5)):
+        for seat in range(view.num_players):
+            assert np.array_equal(engine.observe(seat, np.array([row]))[0], encode(world, seat))
+        assert np.array_equal(engine.action_mask[row], action_mask(world, world.current_player))
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("engine", ["batched", "readable"])
 def test_it_never_sees_a_card_its_seat_has_not_seen(variant, engine):
