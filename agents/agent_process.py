@@ -41,6 +41,7 @@ def serve(conn: Any, pickled_spec: bytes) -> None:
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)
     die_with_parent()
+    _quiet()
     parent = os.getppid()
     try:
         from .base import Agent
@@ -80,6 +81,15 @@ def serve(conn: Any, pickled_spec: bytes) -> None:
             _send_error(conn, error)
             continue
         conn.send_bytes(reply)
+
+
+def _quiet() -> None:
+    """The agent's prints go nowhere: it shares no terminal or log with the arena, so it cannot
+    write lines that look like the arena's results (its errors come back as messages)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _action_reply(action: object) -> bytes:

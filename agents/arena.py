@@ -41,6 +41,7 @@ import math
 import multiprocessing
 import pickle
 import random
+import secrets
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -107,7 +108,7 @@ def _close_worker() -> None:
         processes.close()
     guard = _WORKER.pop("guard", None)
     if guard is not None:
-        guard.restore()
+        EngineGuard.restore(guard)  # the class's function: an agent may have replaced the instance's
 
 
 def build_agent(spec: AgentSpec) -> Agent:
@@ -181,7 +182,8 @@ def _check_names(lineup: Sequence[AgentSpec]) -> None:
 
 
 def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
-              options: dict[str, Any] | None = None, deals: int | None = None, seed: int = 0, workers: int = 1,
+              options: dict[str, Any] | None = None, deals: int | None = None, seed: int | None = None,
+              workers: int = 1,
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
               progress: bool = True,
               games: int | None = None, backend: str = "local", address: str | None = None,
@@ -199,8 +201,10 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     with exactly the local result; ``False`` never, ``True`` insists.  Returns a JSON-able dict;
     with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
     refusing (before playing) to replace such files unless ``overwrite=True``.  ``isolate=True``
-    plays each agent in a process of its own (:mod:`agents.isolated`; local backend, one worker),
+    plays each seat in a process of its own (:mod:`agents.isolated`; local backend, one worker),
     and ``time_limit`` (isolated only) gives each of its decisions that many seconds at most.
+    ``seed`` (default 0) makes every deal; isolated, the default is a fresh secret seed, since the
+    packs follow from the seed by a public scheme (the result records it after the run).
     An agent that fails stops the run: the groups finished before it are summarised, with a
     ``crash`` entry naming the agent, its seat, the group, the error's type and message (``crash``
     is ``None`` otherwise); if none had finished, its error is raised.
@@ -214,6 +218,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
         raise ValueError(f"games (deals) must be a whole number >= 1, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
+    if seed is None:  # isolated: a secret seed, or an agent that knows the scheme could deal the packs itself
+        seed = secrets.randbelow(2**63) if isolate is True else 0
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
     if not isinstance(duplicate, bool):

@@ -31,12 +31,12 @@ views (:mod:`agents.play`) and the arena's module, and it checks with the
 functions it noted when it was made, so switching it off
 (``EngineGuard.changes = lambda self: []``) is itself a change, undone and
 named.  At the end of a run the arena puts back everything noted
-(:meth:`EngineGuard.restore`), so the engine after a run is the engine
-before it.
+(:meth:`EngineGuard.restore`).
 
 This is a check against mistakes, not a wall: an agent given as a Python
 object runs in the arena's process and is trusted code (it can rewrite any
-function the check runs, or write into the engine's data: the shared lists of
+function the check runs, tamper with the guard's notes, change the engine
+before they are taken, or write into the engine's data: the shared lists of
 hand values, a game found with ``gc``).  Agents one does not trust play
 isolated (:mod:`agents.isolated`), where they cannot reach the game at all.
 """

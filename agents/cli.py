@@ -61,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="games to play (each a deal, or a whole match when the rules play matches), "
                        "rounded up to whole duplicate groups")
     arena.add_argument("--deals", dest="games", type=int, help=argparse.SUPPRESS)  # the older name, kept working
-    arena.add_argument("--seed", type=int, default=0, help="the seed of the deals and the agents (default 0)")
+    arena.add_argument("--seed", type=int, default=None, help="the seed of the deals and the agents (default 0; "
+                       "with --isolate a fresh secret seed, recorded in the result after the run)")
     arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     arena.add_argument("--backend", choices=("local", "ray"), default="local",
                        help="ray: duplicate groups as Ray tasks (the 'distributed' extra), same result")

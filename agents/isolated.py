@@ -76,12 +76,13 @@ class AgentProcesses:
         self._keeper: Any = None
         self._control: Any = None
         self._watchdog = _Watchdog()
+        self._seats: list[_SeatProcess] = []
         seats, ends = [], []
         try:
             for a, spec in specs.items():
                 try:  # pickled here, unpickled in the seat's process once it leads its group
                     pickled = pickle.dumps(spec)
-                except (pickle.PicklingError, TypeError, AttributeError) as error:  # an object that does not pickle
+                except Exception as error:  # an object that does not pickle (its own __reduce__ may raise anything)
                     raise ValueError(f"isolate=True: agent {names[a]!r} cannot be sent to its own process "
                                      f"({type(error).__name__}: {error}); give it as a spec or make it "
                                      "picklable") from None
@@ -96,10 +97,13 @@ class AgentProcesses:
             keeper_end.close()
             for theirs, _, _ in ends:
                 theirs.close()
+            started = time.monotonic()  # one start limit for all seats, not one each
             pids = self._started_pids(len(seats))
             for index, (a, _copy, conn) in enumerate(seats):
                 process = _SeatProcess(pids[index], index, self)
-                flag = _ready(conn, process, names[a], self._watchdog)
+                self._seats.append(process)
+                left = max(START_SECONDS - (time.monotonic() - started), 0.001)
+                flag = _ready(conn, process, names[a], self._watchdog, left)
                 remote = (ListeningRemoteAgent if flag == "1" else RemoteAgent)(
                     conn, process, names[a], time_limit, self._watchdog)
                 self.agents.setdefault(a, []).append(remote)
@@ -121,9 +125,10 @@ class AgentProcesses:
 
     def exit_code(self, index: int) -> int | None:
         """Seat ``index``'s exit code, from the keeper (None if it runs on or the keeper is gone)."""
+        self._wake_keeper()
         try:
             self._control.send_bytes(b"X%d" % index)
-            if self._control.poll(10):
+            if self._control.poll(3):
                 answer = self._control.recv_bytes(64)
                 if answer[:1] == b"X" and _ACTION.fullmatch(answer[1:].decode("ascii", "replace")):
                     return int(answer[1:])
@@ -134,17 +139,29 @@ class AgentProcesses:
     def keeper_alive(self) -> bool:
         return self._keeper is not None and self._keeper.is_alive()
 
+    def _wake_keeper(self) -> None:
+        """A keeper stopped by an agent (SIGSTOP) is made to go on."""
+        if self._keeper is not None and self._keeper.pid is not None and self._keeper.is_alive():
+            try:
+                os.kill(self._keeper.pid, signal.SIGCONT)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def close(self) -> None:
-        """Stop every seat's process and what they started (the keeper does), then the keeper."""
+        """Stop every seat's process and what they started (the keeper does), then the keeper; if the
+        keeper does not finish in time, kill the seats' processes and groups from here."""
         self._watchdog.close()
+        self._wake_keeper()
         if self._control is not None:
             try:
                 self._control.send_bytes(b"S")
             except (OSError, ValueError):
                 pass
         if self._keeper is not None:
-            self._keeper.join(timeout=30)
+            self._keeper.join(timeout=10)
             if self._keeper.is_alive():
+                for seat in self._seats:
+                    seat.kill()
                 self._keeper.kill()
                 self._keeper.join()
         if self._control is not None:
@@ -160,8 +177,11 @@ class _SeatProcess:
 
     def __init__(self, pid: int | None, index: int, owner: AgentProcesses):
         self.pid, self.index, self._owner = pid, index, owner
+        self.ended = False  # reaped by the keeper: its id may now be another process's
 
     def kill(self) -> None:
+        if self.ended:
+            return
         if self.pid is not None and self._owner.keeper_alive():  # while the keeper lives, the id is its child's
             kill_group(self.pid)
             try:
@@ -172,7 +192,9 @@ class _SeatProcess:
             self._owner._keeper.kill()
 
     def exit_code(self) -> int | None:
-        return None if self.pid is None else self._owner.exit_code(self.index)
+        code = None if self.pid is None else self._owner.exit_code(self.index)
+        self.ended = self.ended or code is not None
+        return code
 
 
 class _Watchdog:
@@ -230,10 +252,11 @@ def _shut(conn: Any) -> None:
         pass
 
 
-def _ready(conn: Any, process: _SeatProcess, name: str, watchdog: _Watchdog) -> str:
-    """Wait for a seat's process to say it is built; whether its agent listens (``"0"``/``"1"``)."""
-    kind, text = _receive_within(conn, process, name, None, START_SECONDS, watchdog,
-                                 f"its process did not start within {START_SECONDS:.0f} s")
+def _ready(conn: Any, process: _SeatProcess, name: str, watchdog: _Watchdog, seconds: float) -> str:
+    """Wait up to ``seconds`` for a seat's process to say it is built; whether its agent listens
+    (``"0"``/``"1"``)."""
+    kind, text = _receive_within(conn, process, name, None, seconds, watchdog,
+                                 f"the seats' processes did not start within {START_SECONDS:.0f} s")
     if kind != "R" or text not in ("0", "1"):
         raise _reply_error(kind, text, name, None, "a ready message")
     return text

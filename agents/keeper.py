@@ -5,15 +5,19 @@ Why a keeper: a process that an agent starts can leave the agent's process
 group (``setsid``, ``start_new_session=True``) and outlive its parent, which
 then hands it to the nearest *subreaper* (or to init).  On Linux the keeper
 declares itself the subreaper of everything below it, so every such process
-comes back to it as a child; the keeper runs none of the agents' code and
-starts nothing else, so at the end it can kill each child it has, wait for
-it (its children become the keeper's in turn) and repeat until it has none
-left.  The arena's own process is left as it was.
+comes back to it; the keeper runs none of the agents' code and starts
+nothing else, so at the end everything below it is the agents' to stop.  The
+arena's own process is left as it was.
 
-The keeper stops everything when the arena says ``S`` or when its pipe to the
-arena closes (the arena ended, however).  What it cannot stop: a process of
-the same user may kill the keeper itself (the agents' processes then die with
-it, but not what they started), or leave through other doors of the system
+The keeper stops everything when the arena says ``S``, when its pipe to the
+arena closes (the arena ended, however), or on SIGTERM, SIGHUP or SIGQUIT; it
+leads a process group of its own, so a signal to the arena's group does not
+reach it.  It stops them by freezing the whole tree first (SIGSTOP, scanning
+until nothing new appears), then killing it: processes that watch each other
+and replace one that dies get no chance to.  What it cannot stop: a process of
+the same user may kill or stop the keeper itself (the arena then kills the
+seats' processes and their groups, but not what left them), or leave through
+other doors of the system
 (``at``, a user service); only a container or another user account stops
 those.  Elsewhere than Linux there is no subreaper: the agents' processes and
 their process groups are stopped, not what left them.
@@ -30,7 +34,7 @@ from typing import Any
 
 from .agent_process import serve
 
-__all__ = ["children", "keep"]
+__all__ = ["children", "descendants", "keep", "stop_everything_below"]
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
@@ -38,8 +42,13 @@ _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 def keep(control: Any, seats: list[tuple[Any, bytes, str]]) -> None:
     """Start one process per seat (its pipe to the arena, its pickled spec, a label), report their
     ids (``P`` and the ids, comma-separated), then answer the arena: ``X<i>`` asks seat ``i``'s exit
-    code (``X`` and the code, or ``X?`` if it still runs); ``S`` or a closed pipe ends the run."""
+    code (``X`` and the code, or ``X?`` if it still runs); ``S``, a closed pipe, SIGTERM, SIGHUP or
+    SIGQUIT end the run."""
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)  # out of the arena's group: a signal to that group (a hang-up, `timeout`) is not ours
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the arena, which stops the keeper
+    for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(stop, _exit)
     _become_subreaper()
     context = multiprocessing.get_context("spawn")
     workers = []
@@ -57,12 +66,18 @@ def keep(control: Any, seats: list[tuple[Any, bytes, str]]) -> None:
                 break
             if message[:1] == b"X" and message[1:].isdigit() and int(message[1:]) < len(workers):
                 worker = workers[int(message[1:])]
-                worker.join(timeout=5)
+                worker.join(timeout=1)
                 control.send_bytes(b"X" + (b"?" if worker.exitcode is None else str(worker.exitcode).encode()))
             else:
                 break
     finally:
-        _stop(workers)
+        stop_everything_below()
+        for worker in workers:
+            worker.join(timeout=1)
+
+
+def _exit(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _become_subreaper() -> None:
@@ -74,27 +89,36 @@ def _become_subreaper() -> None:
             pass
 
 
-def _stop(workers: list[Any]) -> None:
-    """Kill the agents' processes and their groups, then every process left below the keeper."""
-    for worker in workers:
-        kill_group(worker.pid)
-        worker.kill()
-    for worker in workers:
-        worker.join()
-    while True:  # the orphans of what was just killed are the keeper's children now
-        found = children(os.getpid())
-        if not found:
-            return
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for pid in found:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
+MAX_PASSES = 1000  # scans of the process tree while freezing it; each freezes whatever appeared since
+
+
+def stop_everything_below() -> int:
+    """Freeze every process below this one (SIGSTOP: a stopped process can neither fork nor react),
+    scanning again until no new one appears, then kill them all and reap them; how many.  Freezing
+    first defeats processes that watch each other and fork a replacement when one dies."""
+    frozen: set[int] = set()
+    for _ in range(MAX_PASSES):
+        new = descendants(os.getpid()) - frozen
+        if not new:
+            break
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        frozen |= new
+    for pid in frozen:
+        _signal(pid, signal.SIGKILL)
+    while True:  # the keeper's children now: the killed ones, and the orphans of the killed
+        try:
+            pid, _ = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return len(frozen)
+        frozen.discard(pid)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def kill_group(pid: int | None) -> None:
@@ -106,11 +130,31 @@ def kill_group(pid: int | None) -> None:
             pass
 
 
+def descendants(root: int) -> set[int]:
+    """The ids of every process below ``root`` (read from ``/proc`` in one pass; none elsewhere)."""
+    below: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        below.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    frontier = [root]
+    while frontier:
+        for child in below.get(frontier.pop(), []):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
 def children(parent: int) -> list[int]:
-    """The ids of the processes whose parent is ``parent`` (read from ``/proc``; none elsewhere)."""
+    """The ids of the processes whose parent is ``parent``."""
+    return [pid for pid, up in _parents().items() if up == parent]
+
+
+def _parents() -> dict[int, int]:
+    """Each process's parent, from ``/proc`` (empty where there is none)."""
     if not os.path.isdir("/proc/self"):
-        return []
-    found = []
+        return {}
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -119,6 +163,6 @@ def children(parent: int) -> list[int]:
                 fields = stat.read().rpartition(b")")[2].split()
         except OSError:
             continue
-        if len(fields) > 1 and int(fields[1]) == parent:
-            found.append(int(entry))
+        if len(fields) > 1:
+            found[int(entry)] = int(fields[1])
     return found

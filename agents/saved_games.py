@@ -77,7 +77,7 @@ def save_games_command(args: Any, lineup: list[str], options: dict[str, Any]) ->
     try:
         check_save_games(count, path)
         written = save_arena_games(path, int(count), lineup, variant=args.variant, num_players=args.players,
-                                   options=options, seed=args.seed, duplicate=not args.no_duplicate)
+                                   options=options, seed=args.seed or 0, duplicate=not args.no_duplicate)
     except (ValueError, TypeError, OSError) as error:
         print(f"commerce arena: {error}", file=sys.stderr)
         return 2

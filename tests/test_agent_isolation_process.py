@@ -25,7 +25,7 @@ from agents.heuristics import GreedyAgent
 from commerce_env.engine.actions import BadActionError, IllegalActionError
 from commerce_env.engine.base import Game
 
-ARENA = dict(variant="trade_barter", num_players=2, progress=False)
+ARENA = dict(variant="trade_barter", num_players=2, progress=False, seed=0)  # isolated, the default is secret
 
 
 class HandSwapper(GreedyAgent):
@@ -220,8 +220,8 @@ def test_an_isolated_agent_over_its_time_limit_stops_the_run_named():
 
 
 def test_agents_within_their_time_limit_play_the_run_as_without_one():
-    limited = run_arena(["greedy", "random"], games=8, isolate=True, time_limit=60, seed=4, **ARENA)
-    free = run_arena(["greedy", "random"], games=8, isolate=True, seed=4, **ARENA)
+    limited = run_arena(["greedy", "random"], games=8, isolate=True, time_limit=60, **{**ARENA, "seed": 4})
+    free = run_arena(["greedy", "random"], games=8, isolate=True, **{**ARENA, "seed": 4})
     assert limited["crash"] is None and limited["time_limit"] == 60.0 and free["time_limit"] is None
     assert limited["agents"] == free["agents"]
 

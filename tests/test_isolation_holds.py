@@ -24,7 +24,7 @@ from agents.heuristics import GreedyAgent
 from agents.keeper import children
 from commerce_env.engine import ENGINES
 
-ARENA = dict(variant="trade_barter", num_players=2, progress=False)
+ARENA = dict(variant="trade_barter", num_players=2, progress=False, seed=0)  # isolated, the default is secret
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; a subreaper is Linux's")
 
 
@@ -113,6 +113,10 @@ class StartsASession(MisbehavesAt):
 
     def misbehave(self):
         subprocess.Popen([sys.executable, "-c", _ESCAPE, self.pid_file], start_new_session=True).wait()
+        for _ in range(400):  # the orphan has started and said who it is
+            if os.path.exists(self.pid_file) and open(self.pid_file).read():
+                break
+            time.sleep(0.05)
         if self.hang:
             _hang()
 
@@ -151,18 +155,24 @@ _ARENA_SCRIPT = textwrap.dedent("""
 
 
 @linux
-@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "killed"])
-def test_no_process_outlives_an_arena_that_is_interrupted_or_killed(tmp_path, how):
+@pytest.mark.parametrize("how, group", [(signal.SIGINT, False), (signal.SIGKILL, False), (signal.SIGTERM, True),
+                                        (signal.SIGHUP, True)], ids=["ctrl-c", "killed", "group-term", "group-hup"])
+def test_no_process_outlives_an_arena_that_is_interrupted_or_killed(tmp_path, how, group):
+    # group: the signal goes to the arena's whole process group, as a terminal's hang-up or `timeout` sends it
     pid_file, script = tmp_path / "escaped.pid", tmp_path / "arena_script.py"
     script.write_text(_ARENA_SCRIPT)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     arena = subprocess.Popen([sys.executable, str(script), str(pid_file)], cwd=root, stderr=subprocess.DEVNULL,
-                             env={**os.environ, "PYTHONPATH": os.pathsep.join([root, os.path.join(root, "tests")])})
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join([root, os.path.join(root, "tests")])},
+                             start_new_session=True)
     escaped = None
     try:
         escaped = _wait_for_file(pid_file, 120)
         keeper_and_agents = children(arena.pid)
-        arena.send_signal(how)
+        if group:
+            os.killpg(arena.pid, how)
+        else:
+            arena.send_signal(how)
         arena.wait(60)
         for _ in range(200):  # the keeper sweeps as soon as the arena is gone
             if not _running(escaped) and not any(map(_running, keeper_and_agents)):
@@ -288,3 +298,83 @@ def test_an_isolated_module_agent_is_imported_in_its_seats_processes_only(tmp_pa
     assert result["crash"] is None
     importers = {int(path.suffix[1:]) for path in tmp_path.glob("imported.*")}
     assert importers and os.getpid() not in importers  # its module-level code never ran in the arena's process
+
+
+# ----------------------------------------------------------- the deals are not the agent's to know
+def test_an_isolated_run_draws_its_deals_from_a_secret_seed_unless_one_is_given():
+    arena = dict(variant="trade_barter", num_players=2, progress=False, games=4)
+    first = run_arena(["greedy", "random"], isolate=True, **arena)
+    second = run_arena(["greedy", "random"], isolate=True, **arena)
+    assert first["seed"] != second["seed"]  # the packs follow from the seed by a public scheme
+    given = run_arena(["greedy", "random"], isolate=True, seed=5, **arena)
+    assert given["seed"] == 5 and run_arena(["greedy", "random"], **arena)["seed"] == 0
+
+
+class PicklesBadly(GreedyAgent):
+    name = "pickles_badly"
+
+    def __reduce__(self):
+        raise ValueError("no")
+
+
+def test_an_agent_object_that_cannot_be_sent_to_its_process_is_named():
+    with pytest.raises(ValueError, match="pickles_badly"):
+        run_arena([PicklesBadly(), "greedy"], games=2, isolate=True, **ARENA)
+
+
+# ----------------------------------------------------------- processes that replace each other
+_RELAY = textwrap.dedent("""
+    import os, select, sys, time
+    pid_file, depth = sys.argv[1], 6
+    os.setsid()
+    watched, bottom = [], True  # pidfds of the links above this one, inherited through fork
+    while True:
+        poller = select.poll()
+        for fd in watched:
+            poller.register(fd, select.POLLIN)
+        dead = {fd for fd, _ in poller.poll(0)}
+        watched = [fd for fd in watched if fd not in dead]
+        if bottom and len(watched) < depth:  # the bottom link keeps the chain deep: a link that dies is replaced
+            me = os.pidfd_open(os.getpid())
+            if os.fork() == 0:
+                watched.append(me)
+                with open(pid_file, "a") as out:
+                    out.write(f"{os.getpid()}\\n")
+                continue
+            bottom = False
+        poller.poll(50)
+""")
+
+
+class StartsARelay(MisbehavesAt):
+    """At its 3rd decision starts a chain of processes that replace any link killed (their pids in
+    ``pid_file``), then plays on."""
+
+    name = "starts_a_relay"
+    at = 3
+
+    def __init__(self, pid_file):
+        super().__init__()
+        self.pid_file = pid_file
+
+    def misbehave(self):
+        subprocess.Popen([sys.executable, "-S", "-c", _RELAY, self.pid_file])
+        for _ in range(400):
+            if os.path.exists(self.pid_file) and len(open(self.pid_file).read().split()) >= 6:
+                break
+            time.sleep(0.05)
+
+
+@linux
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the relay watches with pidfds")
+def test_processes_that_replace_each_other_do_not_outlive_the_run(tmp_path):
+    pid_file = tmp_path / "relay.pids"
+    done = _in_thread(lambda: run_arena([StartsARelay(str(pid_file)), "greedy"], games=10, isolate=True,
+                                        time_limit=5, **ARENA), seconds=60)
+    assert done["result"]["crash"] is None
+    time.sleep(0.5)
+    pids = [int(p) for p in pid_file.read_text().split()]
+    alive = [p for p in pids if _running(p)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert len(pids) >= 6 and not alive, f"{len(alive)} of the relay's processes outlived the run"
