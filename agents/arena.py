@@ -330,7 +330,7 @@ def crash_warning(crash: dict[str, Any], finished: int) -> str:
     """The line that reports a crash with the results of the ``finished`` groups."""
     kept = (f"these results are of the {finished} group(s) finished before" if finished
             else "no group was finished before it")
-    if crash["error"] == "Interrupted":
+    if crash["error"] == "Interrupted" and crash["agent"] is None:  # the run stopped, not an agent
         return f"the run was stopped (Ctrl-C or SIGTERM) in duplicate group {crash['group']}; {kept}"
     who = f"agent {crash['agent']!r} in seat {crash['seat']}" if crash["agent"] is not None else "the game"
     return (f"the run stopped in duplicate group {crash['group']}: {who} failed with {crash['error']}: "
