@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,7 @@ from commerce_env.view import SeatView, seat_view
 from .base import Agent, RandomAgent
 from .belief import before_deal, world_weight
 from .heuristics import greedy_action, number_argument, value_function
-from .search import MAX_WORLDS, SearchAgent, deal_value, sampled_worlds
+from .search import MAX_WORLDS, SearchAgent, deal_value, rolled_out, sampled_worlds
 
 __all__ = ["SearchBestResponse"]
 
@@ -65,9 +65,9 @@ class SearchBestResponse(SearchAgent):
 
     def __init__(self, agent: Any, worlds: int = 24, draws: int | None = None, weighting: bool = True,
                  tremble: float = 0.2, rollout_quantile: float | None = None, barter: bool = True,
-                 candidates: int | None = 4, seed: int | None = None, engine: str = "batched",
-                 redeal_ms: float = 1000 * TIME_LIMIT):
-        super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=False,
+                 prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
+                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
+        super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=prior, margin=margin,
                          candidates=candidates, seed=seed, engine=engine, redeal_ms=redeal_ms)
         self.draws = 2 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
         if self.draws < self.worlds:
@@ -106,25 +106,47 @@ class SearchBestResponse(SearchAgent):
             return action
         started = time.perf_counter()
         try:
-            results, weights = self.weighed(view)
+            default = self.default_action(view, deferred=True)
+            results, weights = self.weighed(view, rolled_out(default))
+            return self.choose_weighted(results, weights, default)
         except NoConsistentDealError:
             return self.fallback_action(view)
         finally:
             self.seconds += time.perf_counter() - started
-        return self.choose_weighted(results, weights)
 
-    def choose_weighted(self, results: dict[int, np.ndarray], weights: np.ndarray) -> int:
-        """The action with the best weighted mean over the worlds (the lowest among equals)."""
+    def choose_weighted(self, results: dict[int, np.ndarray], weights: np.ndarray,
+                        default: int | Callable[[], int] | None = None) -> int:
+        """:meth:`SearchAgent.choose` over weighted worlds: the best weighted mean (the lowest action
+        among equals); with a ``default`` (the prior's), that unless the best beats it by more than
+        ``margin`` standard errors of their weighted paired difference."""
         total = weights.sum()
         if not total > 0.0:  # every weight below a float's range: the worlds alike
             weights, total = np.ones(len(weights)), float(len(weights))
-        self.last_values = {a: float(values @ weights / total) for a, values in results.items()}
-        best = max(self.last_values.values())
-        return min(a for a, value in self.last_values.items() if value >= best - 1e-12)
+        shares = weights / total
+        self.last_values = {a: float(values @ shares) for a, values in results.items()}
+        best_value = max(self.last_values.values())
+        best = min(a for a, value in self.last_values.items() if value >= best_value - 1e-12)
+        if default is None:
+            return best
+        if callable(default):
+            if all(self._beats_weighted(results[best] - results[a], shares) for a in results if a != best):
+                return best
+            default = default()
+        return best if self._beats_weighted(results[best] - results[default], shares) else default
 
-    def weighed(self, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
-        """Each rolled-out action's result in each kept world, and the worlds' weights
-        (``NoConsistentDealError`` where a world is not found within ``redeal_ms``)."""
+    def _beats_weighted(self, gain: np.ndarray, shares: np.ndarray) -> bool:
+        """Whether the weighted mean of ``gain`` is above ``margin`` standard errors, the worlds
+        counted by their effective number (Kish's: never with fewer than two)."""
+        worlds = 1.0 / float(shares @ shares)
+        if worlds < 2.0 - 1e-9:
+            return False
+        mean = float(gain @ shares)
+        variance = float(((gain - mean) ** 2) @ shares) * worlds / (worlds - 1.0)
+        return mean > self.margin * np.sqrt(variance / worlds)
+
+    def weighed(self, view: SeatView, include: tuple[int, ...] = ()) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        """Each rolled-out action's (the candidates' and ``include``'s) result in each kept world, and
+        the worlds' weights (``NoConsistentDealError`` where a world is not found within ``redeal_ms``)."""
         if self.agent is None:
             self.reset(view.seat, view.num_players, view.rules)
         self.decisions += 1
@@ -132,8 +154,8 @@ class SearchBestResponse(SearchAgent):
         if batched is not None:
             from .best_response_rollouts import weighed_batched
 
-            return weighed_batched(self, batched, view)
-        return self._weighed_readable(view)
+            return weighed_batched(self, batched, view, include)
+        return self._weighed_readable(view, include)
 
     def batched_agent(self, view: SeatView) -> Any:
         """The agent's batched form (:func:`agents.batched.batched_agent`) where it has one and the
@@ -187,7 +209,7 @@ class SearchBestResponse(SearchAgent):
         return kept, weights
 
     # ------------------------------------------------------ readable engine
-    def _weighed_readable(self, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    def _weighed_readable(self, view: SeatView, include: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
         """:meth:`weighed` on the readable engine: the worlds drawn as on the batched one, each
         weighed by a replay with seat views (:func:`agents.belief.world_weight`)."""
         worlds = sampled_worlds(view, self.rng, self.redeal_ms / 1000.0)
@@ -208,7 +230,7 @@ class SearchBestResponse(SearchAgent):
                                   np.array([misses for _, _, misses in drawn], dtype=np.int64))
         threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
         results = {a: np.array([self._rollout(drawn[k][0].clone(), view.seat, a, threshold, value) for k in kept])
-                   for a in self.rollout_actions(view)}
+                   for a in self.rollout_actions(view, include)}
         return results, weights
 
     def _rollout(self, world: Game, seat: int, first: int, threshold: int, value: Any) -> float:

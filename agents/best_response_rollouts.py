@@ -302,13 +302,14 @@ def _start_row(searcher: Any, engine: Any, view: SeatView, world: Game, knowledg
     return kept[3]
 
 
-def weighed_batched(searcher: Any, batched: Any, view: SeatView) -> tuple[dict[int, np.ndarray], np.ndarray]:
+def weighed_batched(searcher: Any, batched: Any, view: SeatView,
+                    include: tuple[int, ...] = ()) -> tuple[dict[int, np.ndarray], np.ndarray]:
     """:meth:`agents.best_response.SearchBestResponse.weighed` on the batched engine (module docstring):
     worlds are drawn and replayed ``worlds`` at a time until ``worlds`` of them have no miss (or
     ``draws`` are drawn); the worlds with the fewest misses are kept, at most ``worlds``, and each is
     rolled out with every candidate action."""
     rollouts = searcher.batched_rollouts(view)
-    actions = np.asarray(searcher.rollout_actions(view), dtype=np.int64)
+    actions = np.asarray(searcher.rollout_actions(view, include), dtype=np.int64)
     plays = _kinds(searcher, batched, view)
     knowledge = bool(plays[0].min() == KIND_NONE)  # an agent that reads observations needs what each seat knows
     draws = _Draws(view, searcher.rng, searcher.redeal_ms / 1000.0)

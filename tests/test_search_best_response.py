@@ -161,6 +161,26 @@ def test_the_exact_weighting_keeps_only_worlds_as_the_agent_played_them_and_a_tr
     assert (exact.drawn, exact.kept, soft.drawn, soft.kept) == (10, 4, 5, 3)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 12), st.integers(0, 2**32 - 1), st.sampled_from([None, 0, 2]),
+       st.booleans())
+def test_with_worlds_alike_it_chooses_as_the_search_does(actions, worlds, seed, default, deferred):
+    # The weighted choice is the search's choice rule (best mean; a prior kept unless beaten by more
+    # than `margin` standard errors) when every world weighs the same.
+    from agents.search import SearchAgent
+
+    rng = np.random.default_rng(seed)
+    results = {a: rng.integers(-3, 4, worlds).astype(float) for a in range(actions)}
+    if default is not None:
+        default = min(default, actions - 1)
+        if deferred:
+            default = (lambda chosen: lambda: chosen)(default)
+    searcher, responder = SearchAgent(), SearchBestResponse("greedy")
+    weights = np.full(worlds, rng.uniform(0.1, 2.0))
+    assert responder.choose_weighted(results, weights, default) == searcher.choose(results, default)
+    assert responder.last_values == pytest.approx(searcher.last_values)
+
+
 def test_a_random_agent_weighs_every_world_alike_and_a_network_by_its_softmax():
     from agents.batched import BatchedPolicy, BatchedRandom
     from agents.learned import load_agent
