@@ -136,13 +136,19 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
                   "`agents.exact.grouped_best_response`), the share of the exact gain the observation leaves "
                   f"within reach. Made by `{learned['command']}`.", "",
                   "| game | policy | exact best response's gain | from the observation | learned | learned / exact | "
-                  "env steps |", "|---|---|---:|---:|---:|---:|---:|"]
+                  "as dealer | as eldest | env steps |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for report in learned["reports"]:
             ceiling = report.get("observation_gain")
             reach = f"{ceiling:.4f} ({ceiling / report['exact_gain']:.0%})" if ceiling is not None else "-"
+            seats = [f"{mine:.3f} of {best:.3f}" for mine, best in
+                     zip(report["curve"][-1]["seats"], report["exact_seats"], strict=True)]
             lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | {reach} | "
-                         f"{report['learned_gain']:.4f} | {report['share']:.0%} | {report['steps']:,} |")
-        lines.append("")
+                         f"{report['learned_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
+                         f"{report['steps']:,} |")
+        reached = [f"{r['agent']} ({r['variant']})" for r in learned["reports"] if r["share"] >= TARGET_SHARE]
+        short = [f"{r['agent']} ({r['variant']})" for r in learned["reports"] if r["share"] < TARGET_SHARE]
+        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against "
+                  f"{', '.join(reached) or 'none of them'}; it falls short against {', '.join(short) or 'none'}.", ""]
     lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
               "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
