@@ -252,6 +252,9 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     small = out / "small_game.md"  # python -m benchmarks.small_game: the small games solved exactly
     if small.is_file():
         lines += ["", small.read_text().replace("](small_game", f"]({link('small_game')}").rstrip()]
+    exploit = out / "exploit.md"  # python -m benchmarks.exploit_table: the learned best responses
+    if exploit.is_file():
+        lines += ["", exploit.read_text().rstrip()]
     lines.append("")
     return "\n".join(lines)
 
