@@ -100,8 +100,9 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
              "enough to walk whole it is exact, and it is the yardstick those bounds are checked against. "
              "The research-size games (`commerce_env.small_game`, not rule options) keep every decision of "
              "their variant: two players, one round, one deal, and a research pack of cards of the 52-card "
-             "pack (hands valued by R2 unchanged). Chance deals whole hands; a card drawn for ready money is "
-             "chance's when it is drawn. Returns are per deal; seat 0 deals, seat 1 is the eldest hand.", "",
+             "pack (hands valued by R2 unchanged). Chance deals whole hands (the widow's cards in card order); a card "
+             "drawn for ready money is chance's when it is drawn. Returns are per deal; seat 0 deals, seat 1 is the "
+             "eldest hand.", "",
              f"Made by `{command}` (CFR+ state cached, so a run resumes).", ""]
     for result in results:
         span = result["value_range"]

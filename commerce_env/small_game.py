@@ -29,9 +29,11 @@ suits with nothing.  In the 10-card pack: sequences 2 3 4, 3 4 5 and 4 5 6 of a 
 cards of a suit that run no sequence count as a three-card point (R2.5, flush off), and any
 other hand holds a two-card point.
 
-The first deal's chance outcome is the whole deal (each hand, the widow): :func:`deals` lists
-them, equally likely.  A card drawn for ready money is chance's choice when it is drawn, among
-the stock cards nobody has drawn yet (:mod:`commerce_env.game_tree`).
+The first deal's chance outcome is the whole deal (each hand, the widow): :meth:`SmallGame.deals`
+lists them, equally likely.  The widow's three cards lie in card order: which cards, not where,
+is chance's (the slots' order only names them, R6.3), which keeps the tree six times smaller.  A
+card drawn for ready money is chance's choice when it is drawn, among the stock cards nobody has
+drawn yet (:mod:`commerce_env.game_tree`).  :meth:`SmallGame.random_deal` deals the same way.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import random
 from collections.abc import Iterator
 
 from .cards import RESEARCH_PACKS, make_pack
@@ -94,6 +97,15 @@ class SmallGame:
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(every):
             raise ValueError(f"count must be a whole number from 1 to {len(every)}, got {count!r}")
         return [every[k * len(every) // count] for k in range(count)]
+
+    def random_deal(self, rng: random.Random) -> tuple[int, ...]:
+        """A pack as this game's chance deals one: shuffled, the table's three cards in card order."""
+        pack = list(self.pack)
+        rng.shuffle(pack)
+        if self.rules().info.engine.has_table:
+            top = 3 * self.num_players
+            pack[top:top + 3] = sorted(pack[top:top + 3])
+        return tuple(pack)
 
     def new_game(self, pack: tuple[int, ...]) -> Game:
         """A game of these rules dealt from ``pack``, seat 0 the dealer."""

@@ -240,6 +240,43 @@ def test_a_table_plays_from_views_whoever_deals():
     assert agent.act(view) in tree.legal(k)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
+def test_views_of_any_pack_of_a_deal_find_their_state(variant, seed):
+    # However the pack orders a deal's hands and stock (the widow lies in card order in the small
+    # game), and whoever deals, each decision's view maps to one information state of the tree,
+    # the same for both dealers: what a table agent playing in an env relies on.
+    tree = tiny(variant)
+    keys = tree.view_keys()
+    rng = random.Random(seed)
+    pack = list(tree.deals[rng.randrange(len(tree.deals))])
+    for seat in range(2):  # a hand's cards in any order (R1.5: the k-th card of each hand is pack[2k + seat])
+        cards = pack[seat:6:2]
+        rng.shuffle(cards)
+        pack[seat:6:2] = cards
+    stock = pack[tree.top:]
+    rng.shuffle(stock)
+    pack[tree.top:] = stock
+    games = [new_game(small_game(variant).rules(), 2, decks=[pack], dealer=d) for d in (0, 1)]
+    while not games[0].over:
+        found = [keys[view_key(seat_view(g, g.current_player))] for g in games]
+        assert found[0] == found[1]
+        action = rng.choice(games[0].legal_actions())
+        for g in games:
+            g.apply(action)
+
+
+def test_the_small_games_random_deal_is_a_shuffle_with_the_widow_in_order():
+    rng = random.Random(5)
+    for variant in VARIANTS:
+        game = small_game(variant)
+        for _ in range(20):
+            pack = game.random_deal(rng)
+            assert sorted(pack) == sorted(game.pack)
+            if variant == "widow":
+                assert list(pack[6:9]) == sorted(pack[6:9])
+
+
 # ------------------------------------------------- the tree walk and the engine
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_decision_has_a_child_per_legal_action(variant):
