@@ -20,7 +20,8 @@ from commerce_env.game_tree import GameTree
 from commerce_env.policies import RandomPolicy, is_policy
 from commerce_env.view import SeatView
 
-__all__ = ["best_response", "expected_returns", "gains", "nash_conv", "policy_table", "uniform"]
+__all__ = ["best_response", "expected_returns", "gains", "grouped_best_response", "nash_conv", "policy_table",
+           "uniform"]
 
 PolicyLike = Any  # "random", a table, an agent with act(view), or a function view -> probabilities
 
