@@ -29,13 +29,13 @@ def test_a_run_saves_checkpoints_snapshots_and_a_model_that_plays(tmp_path):
     from commerce_env.view import seat_view
 
     seen = []
-    args = Args(**TINY, total_timesteps=8 * 16 * 4, checkpoint_every=8 * 16 * 2, selfplay_every=8 * 16,
+    args = Args(**TINY, total_timesteps=8 * 16 * 5, checkpoint_every=8 * 16 * 2, selfplay_every=8 * 16,
                 output=str(tmp_path))
     model = train(args, on_checkpoint=lambda steps, folder: seen.append((steps, folder.name)), quiet=True)
-    assert seen == [(256, "step_256"), (512, "step_512")]
+    assert seen == [(256, "step_256"), (512, "step_512"), (640, "step_640")]  # every 256 steps, and the last
     assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == ["step_128", "step_256", "step_384",
-                                                                          "step_512"]
-    assert json.loads((tmp_path / "run.json").read_text())["steps"] == 512
+                                                                          "step_512", "step_640"]
+    assert json.loads((tmp_path / "run.json").read_text())["steps"] == 640
     agent = make_agent(f"model:{model}")
     game = new_game(make_rules("trade_barter"), 4, seed=1)
     while not game.over:  # R11: it plays from seat views, a legal action each time

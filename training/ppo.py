@@ -225,7 +225,7 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
         if next_snapshot is not None and steps >= next_snapshot:
             next_snapshot += args.selfplay_every
             envs.unwrapped.add_snapshot(str(save_actor(model, args, out / "snapshots" / f"step_{steps}")))
-        if next_checkpoint is not None and steps >= next_checkpoint:
+        if next_checkpoint is not None and (steps >= next_checkpoint or update == updates):  # and the last
             next_checkpoint += args.checkpoint_every
             folder = save_actor(model, args, out / "checkpoints" / f"step_{steps}")
             if on_checkpoint is not None:
