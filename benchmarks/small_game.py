@@ -146,10 +146,16 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
             lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | {reach} | "
                          f"{report['learned_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
                          f"{report['steps']:,} |")
-        reached = [f"{r['agent']} ({r['variant']})" for r in learned["reports"] if r["share"] >= TARGET_SHARE]
-        short = [f"{r['agent']} ({r['variant']})" for r in learned["reports"] if r["share"] < TARGET_SHARE]
-        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against "
-                  f"{', '.join(reached) or 'none of them'}; it falls short against {', '.join(short) or 'none'}.", ""]
+        def which(reached: bool) -> str:
+            by_game: dict[str, list[str]] = {}
+            for r in learned["reports"]:
+                if (r["share"] >= TARGET_SHARE) == reached:
+                    by_game.setdefault(r["variant"], []).append(r["agent"])
+            return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
+
+        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against {which(True)}. "
+                  f"It falls short against {which(False)}; a negative gain is a learner that does worse in a seat "
+                  "than the policy itself.", ""]
     lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
               "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
