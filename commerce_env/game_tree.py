@@ -72,6 +72,7 @@ class GameTree:
         self.top = stock_top(game)
         for name, value in arrays.items():
             setattr(self, name, value)
+        self._view_keys: dict[tuple, int] | None = None
         self.num_nodes = len(self.player)
         self.num_infosets = len(self.info_player)
         self.max_actions = self.info_actions.shape[1]
@@ -100,15 +101,17 @@ class GameTree:
         return seat_view(self.state(int(self.info_node[infoset])), int(self.info_player[infoset]))
 
     def view_keys(self) -> dict[tuple, int]:
-        """:func:`view_key` of each information state's view -> the information state; a
+        """:func:`view_key` of each information state's view -> the information state (made once); a
         ``ValueError`` if two information states had one view key (views would not tell them apart)."""
-        found: dict[tuple, int] = {}
-        for infoset in range(self.num_infosets):
-            key = view_key(self.view(infoset))
-            if key in found:
-                raise ValueError(f"information states {found[key]} and {infoset} have one seat view")
-            found[key] = infoset
-        return found
+        if self._view_keys is None:
+            found: dict[tuple, int] = {}
+            for infoset in range(self.num_infosets):
+                key = view_key(self.view(infoset))
+                if key in found:
+                    raise ValueError(f"information states {found[key]} and {infoset} have one seat view")
+                found[key] = infoset
+            self._view_keys = found
+        return dict(self._view_keys)
 
     def legal(self, infoset: int) -> list[int]:
         """The legal actions at ``infoset``."""
