@@ -229,3 +229,34 @@ def test_ppo_fine_tuning_follows_a_rounds_fit(tmp_path, fake_measures):
     assert fitted["ppo_seconds"] > 0
     assert json.loads((tmp_path / "run/rounds/round_001/model/model.json").read_text())["trained_steps"] >= 32
     assert json.loads((tmp_path / "run/rounds/round_000/model/model.json").read_text())["trained_steps"] == 0
+
+
+def test_network_rollouts_play_each_row_to_its_deals_end_with_the_networks_choices(model, monkeypatch):
+    # R4.4: a deal ends; the rows stop there (the match over, the next pack awaited, or the horse, R9.4).
+    import random
+
+    from agents.batched import BatchedPolicy
+    from commerce_env.engine import new_game
+    from commerce_env.rules import make_rules
+    from commerce_env.vector import access
+    from commerce_env.view import seat_view
+    from training.expert_rollouts import NetworkRollouts
+
+    rules = make_rules("widow", deals=1)
+    game = new_game(rules, 4, rng=random.Random(5))
+    view = seat_view(game, game.current_player)
+    rollouts = NetworkRollouts(load_agent(model))
+    asked = []
+    act_batch = BatchedPolicy.act_batch
+    monkeypatch.setattr(BatchedPolicy, "act_batch",
+                        lambda self, engine, games, seats: asked.append(len(games)) or act_batch(self, engine, games,
+                                                                                                 seats))
+    search = SearchAgent(worlds=6, seed=1)
+    plan = search.rollout_plan(view, rng=random.Random(2))
+    plan.worlds = rollouts.sample(view, random.Random(2), 6)
+    results = rollouts.run([plan])[0]
+    assert sorted(results) == sorted(plan.actions) and all(len(v) == 6 for v in results.values())
+    engine = rollouts.engine(rules, 4, 1)
+    rows = np.arange(6 * len(plan.actions))
+    ended = engine.over[rows] | engine.awaiting_pack[rows] | (engine.phase[rows] == access.HORSE)
+    assert ended.all() and asked and max(asked) <= len(rows)
