@@ -45,7 +45,7 @@ import random
 from collections.abc import Iterator
 
 from .cards import RESEARCH_PACKS, make_pack
-from .engine import Game, new_game
+from .engine import ENGINES, Game, new_game
 from .rules import Rules, make_rules
 
 __all__ = ["SMALL_GAMES", "SmallGame", "small_game"]
@@ -132,10 +132,9 @@ def _deals(pack: tuple[int, ...], num_players: int, has_table: bool) -> Iterator
         yield (*dealt, *(table[0] if table else ()), *(c for c in pack if c not in used))
 
 
-SMALL_GAMES: dict[str, SmallGame] = {
-    "trade_barter": SmallGame("trade_barter", 9),
-    "widow": SmallGame("widow", 10),
-}
+# Each variant with a small game says its pack (``research_pack`` of its engine class).
+SMALL_GAMES: dict[str, SmallGame] = {variant: SmallGame(variant, engine.research_pack)
+                                     for variant, engine in ENGINES.items() if engine.research_pack}
 """The research-size game of each variant that has one."""
 
 

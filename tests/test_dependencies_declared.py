@@ -46,6 +46,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/arena_ray.py": ("distributed",),  # the arena's Ray backend
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
+    "training/vec_env.py": ("train", "vector"),  # the SB3 adapter over the batched engine
     # RLlib training (backend: rllib)
     **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
     "benchmarks": ("bench",),

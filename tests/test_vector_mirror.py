@@ -131,6 +131,11 @@ def test_agents_use_only_the_public_api_of_the_batched_engine():
 
 PUBLIC_VECTOR = {("commerce_env.vector", "BatchEngine"), ("commerce_env.vector", "access"),
                  ("commerce_env.vector", "UniformRandom"),
+                 # the compiled determinizer, for compiled loops that draw worlds themselves (search best response)
+                 ("commerce_env.vector.determinize", "sample_places"),
+                 ("commerce_env.vector.determinize", "chosen_positions"),
+                 ("commerce_env.vector.determinize", "compiles"),
+                 ("commerce_env.vector.python_random", "shuffled_copies"),
                  ("commerce_env.vector.features", "batch_feature_builders"),
                  ("commerce_env.vector.features", "with_features")}
 

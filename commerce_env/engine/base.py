@@ -76,6 +76,7 @@ class Game(Settling, Snapshots):
     blind_trades = False  # R5.4, R7.2: cards change hands face down with the left neighbour
     plays_for_money = False  # R9: rewards count money; lives are apart from it
     pass_ends_turns = False  # R8.2: a player who stands or passes takes no further turns
+    research_pack = 0  # the cards of its small solvable game (commerce_env.small_game); 0: none
 
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,

@@ -38,6 +38,7 @@ class TradeBarter(Game):
     variant = "trade_barter"
     has_stock = True
     blind_trades = True
+    research_pack = 9  # 2, 3 and 4 in three suits: every decision of the deal (commerce_env.small_game)
 
     def _legal(self) -> list[int]:
         if self.phase == ACT:

@@ -24,6 +24,7 @@ class Widow(Game):
     """R6: lives, the dealer's blind choice, exchanges with the face-up widow."""
 
     variant = "widow"
+    research_pack = 10  # 2 to 6 in two suits: the tenth card keeps a hand hidden (commerce_env.small_game)
     has_table = True
     dealer_blind = True  # R6.2
     table_name = "widow"

@@ -302,8 +302,7 @@ class BatchEngine:
         if games.ndim != 1 or (games.size and (not np.issubdtype(games.dtype, np.integer)
                                                or games.min() < 0 or games.max() >= self.num_games)):
             raise ValueError(f"games must be indices from 0 to {self.num_games - 1}, got {games!r:.80}")
-        games = games.astype(np.int64)
-        if len(np.unique(games)) != len(games):
+        if len(np.unique(games := games.astype(np.int64))) != len(games):
             raise ValueError(f"games must not repeat a game, got {games.tolist()!r:.80}")
         idle = games[~self.awaiting_pack[games]]
         if idle.size:
