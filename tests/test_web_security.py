@@ -71,7 +71,7 @@ def test_a_crafted_model_file_named_by_a_request_runs_nothing(client, tmp_path):
                  f"model:{tmp_path}(trust_sb3_zip=true)", "model:trade_barter3(trust_sb3_zip=true)"):
         reply = _new(client, opponents=[spec])
         assert reply.status_code == 400, spec
-        assert spec in reply.get_json()["error"]
+        assert spec[:40] in reply.get_json()["error"]  # named (a long temporary path is quoted cut short)
         assert not marker.exists(), spec
 
 

@@ -13,7 +13,10 @@ import copy
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import Field, asdict, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from commerce_env.rules import Rules
 
 Check = Callable[[Any], "str | None"]  # None when the value is fine, else what was expected
 
@@ -165,3 +168,20 @@ def check_agent_names(names: list, key: str, source: str) -> None:
             check_spec(entry)
         except ValueError as error:
             raise ValueError(f"{source}: {key}: {error}") from None
+
+
+def check_agents(entries: list, key: str, rules: Rules, num_players: int, source: str) -> None:
+    """Each entry builds the agent it names, as the env will build it: names, arguments and model files."""
+    from agents.specs import check_spec, make_agent  # the one parser of agent specs
+
+    for i, entry in enumerate(entries):
+        where = f"{key}[{i}]"
+        name = entry.get("agent") if isinstance(entry, dict) else entry
+        try:
+            check_spec(entry)
+        except ValueError as error:
+            raise ValueError(f"{source}: {where}: {error}") from None
+        try:
+            make_agent(entry, variant=rules.variant, num_players=num_players)
+        except Exception as error:  # an agent's own check of its arguments, whatever its type
+            raise ValueError(f"{source}: {where} ({name}): {error}") from None

@@ -18,6 +18,7 @@ from commerce_env.rules import Rules
 
 from .checks import (
     Section,
+    check_agents,
     fail,
     flag,
     is_int,
@@ -324,22 +325,6 @@ def _check_batched_opponents(entries: list, rules: Rules, num_players: int, sour
         except ValueError as error:
             raise ValueError(f"{source}: opponents.pool[{i}]: {error}") from None
 
-
-def check_agents(entries: list, key: str, rules: Rules, num_players: int, source: str) -> None:
-    """Each entry builds the agent it names, as the env will build it: names, arguments and model files."""
-    from agents.specs import check_spec, make_agent  # the one parser of agent specs
-
-    for i, entry in enumerate(entries):
-        where = f"{key}[{i}]"
-        name = entry.get("agent") if isinstance(entry, dict) else entry
-        try:
-            check_spec(entry)
-        except ValueError as error:
-            raise ValueError(f"{source}: {where}: {error}") from None
-        try:
-            make_agent(entry, variant=rules.variant, num_players=num_players)
-        except Exception as error:  # an agent's own check of its arguments, whatever its type
-            raise ValueError(f"{source}: {where} ({name}): {error}") from None
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import Section, fail, number, one_of, option, whole
+from .checks import Section, check_agents, fail, number, one_of, option, whole
 from .sections import MAX_DEALS, MAX_EPOCHS, MAX_ROLLOUT, MAX_SEED, MAX_STEPS
 
 MAX_ROUNDS = 1000
@@ -93,8 +93,6 @@ class ExpertIterationSection(Section):
 
 def check_expert_iteration(config: Any, source: str) -> None:
     """What the section's own checks cannot see: the warm start's network against the config's."""
-    from .config import check_agents
-
     section = config.expert_iteration
     if section.rounds == 0:
         return
