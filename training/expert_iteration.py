@@ -101,7 +101,7 @@ def fit(policy: Any, data: ExpertDecisions, targets: np.ndarray, epochs: int, ba
 
 
 class ExpertIteration:
-    """The rounds of one run (the module docstring); :meth:`run` plays those not yet recorded."""
+    """The rounds of one run (the module docstring); :meth:`run_rounds` plays those not yet recorded."""
 
     def __init__(self, config: Any, run: RunFolder, quiet: bool = False):
         self.config, self.run, self.quiet = config, run, quiet
