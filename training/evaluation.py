@@ -7,8 +7,13 @@ deal cancels out of the comparison.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
+    from .run_folder import RunFolder
 
 
 def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players: int,
@@ -67,3 +72,37 @@ def verdict(report: dict[str, Any]) -> str:
         else:
             parts.append(f"is level with {name}: {figures} (the interval holds 0)")
     return "Verdict: the agent " + "; ".join(parts) + "." if parts else "Verdict: no evaluation was played."
+
+
+def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool = False) -> dict[str, Any]:
+    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
+
+    ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
+    """
+    from .checkpoints import policy_agent
+
+    evaluation, env = config.evaluation, config.env
+    out = run.path
+    agent, _, _ = policy_agent(model, config)
+    # Paths in the report are relative to the run folder: the report names no machine's layout.
+    report = {"run": config.name, "steps": int(model.num_timesteps), "model": "model"}
+    if evaluation.final_deals > 0:
+        report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
+                               options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
+                               workers=evaluation.workers, progress=progress))
+        report["summary"] = [f"run {config.name}: {report['steps']} steps"] + summary_lines(report)
+        report["verdict"] = verdict(report)
+        arena = report.pop("arena", {})
+        if arena:
+            from agents.arena import write_outputs
+
+            for name, result in arena.items():  # the arena's own report (result.json, report.md, a plot)
+                write_outputs(result, out / "arena" / name)
+                run.record_tree(f"arena/{name}")
+            report["arena_reports"] = {name: f"arena/{name}" for name in arena}
+    else:
+        report["summary"] = [f"run {config.name}: {report['steps']} steps (no final evaluation)"]
+    run.write("report.json", json.dumps(report, indent=2))
+    verdict_line = [report["verdict"]] if "verdict" in report else []
+    run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")
+    return report

@@ -117,7 +117,7 @@ class ExpertIteration:
     # ------------------------------------------------------------ the network
     def env(self) -> Any:
         if self.vec_env is None:
-            from .train import make_vec_env
+            from .run_envs import make_vec_env
 
             self.vec_env = make_vec_env(self.config, self.config.seed)
         return self.vec_env
@@ -128,7 +128,7 @@ class ExpertIteration:
 
         path = self.out / round_folder(index) / POLICY
         if index == 0 and not path.is_file():
-            from .train import build_model
+            from .run_envs import build_model
 
             model = build_model(self.config, self.env(), self.out)
             if self.section.warm_start is not None:
@@ -251,7 +251,7 @@ def train_expert(config: Any, run: RunFolder, quiet: bool = False) -> dict[str, 
     import yaml
     from threadpoolctl import threadpool_limits
 
-    from .train import final_report
+    from .evaluation import final_report
 
     torch.set_num_threads(config.training.torch_threads)
     run.write("config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))

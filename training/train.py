@@ -47,76 +47,9 @@ from .callbacks import (  # noqa: F401 - budget_progress re-exported
 )
 from .checkpoints import CHECKPOINT, STATE, export_model, policy_agent, save_checkpoint  # noqa: F401
 from .config import OpponentsSection, TrainConfig
-from .evaluation import evaluate, summary_lines, verdict
+from .evaluation import evaluate, final_report, summary_lines, verdict  # noqa: F401 - re-exported
+from .run_envs import build_model, env_kwargs, make_vec_env  # noqa: F401 - re-exported
 from .run_folder import MANIFEST, RunFolder
-
-
-# -------------------------------------------------------------- the envs
-def env_kwargs(config: TrainConfig) -> dict[str, Any]:
-    """Keyword arguments of :class:`commerce_env.single_agent.CommerceEnv` for this run."""
-    env, opponents, selfplay = config.env, config.opponents, config.selfplay
-    return dict(variant=env.variant, num_players=env.num_players, seat=env.seat,
-                opponents=list(opponents.pool), opponent_weights=opponents.weights,
-                snapshot_share=float(selfplay.snapshot_share), max_snapshots=selfplay.max_snapshots,
-                features=list(env.features), end_when_out=env.end_when_out,
-                illegal_action="raise",
-                **env.rules)
-
-
-def _make_env(kwargs: dict[str, Any]):
-    def build():
-        import torch
-
-        torch.set_num_threads(1)
-        from agents import make_agent
-        from commerce_env.single_agent import CommerceEnv
-
-        return CommerceEnv(resolver=make_agent, **kwargs)  # opponent specs resolved by agents
-    return build
-
-
-def make_vec_env(config: TrainConfig, seed: int):
-    """``n_envs`` copies of the env in one process (``dummy``), one process each (``subproc``),
-    or all in one batched engine (``batch``, :func:`training.vec_env.make_vec_env`)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    training = config.training
-    if training.vec_env == "batch":
-        from agents.batched import batched_agent
-        from training.vec_env import first_compile_notice
-        from training.vec_env import make_vec_env as batch_vec_env
-        from training.warm_up import warm_up
-
-        kwargs = env_kwargs(config)
-        del kwargs["illegal_action"]  # the batched env always raises
-        # numba compiles (or loads) the kernels now, a line counting the seconds, before the run's clock starts
-        warm_up(lambda: batch_vec_env(num_envs=2, seed=seed, resolver=batched_agent, **kwargs),
-                first_compile_notice() or "Loading the batched engine (numba compiles what its cache lacks):")
-        vec = VecMonitor(batch_vec_env(num_envs=training.n_envs, seed=seed, resolver=batched_agent, **kwargs))
-    else:
-        factories = [_make_env(env_kwargs(config)) for _ in range(training.n_envs)]
-        vec = DummyVecEnv(factories) if training.vec_env == "dummy" else SubprocVecEnv(factories,
-                                                                                       start_method="spawn")
-        vec.seed(seed)
-        vec = VecMonitor(vec)
-    if training.episode == "deal":
-        from .deal_episodes import DealEpisodes  # outside the monitor, which logs whole matches
-
-        vec = DealEpisodes(vec)
-    return vec
-
-
-# ---------------------------------------------------------------- train
-def build_model(config: TrainConfig, vec_env: Any, out: Path):
-    import torch.nn as nn
-    from sb3_contrib import MaskablePPO
-
-    policy = config.policy
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy.activation]
-    kwargs = dict(net_arch=dict(pi=list(policy.net_arch), vf=list(policy.net_arch)), activation_fn=activation)
-    return MaskablePPO("MlpPolicy", vec_env, seed=config.seed, tensorboard_log=str(out / "tb"), verbose=0,
-                       device="cpu", policy_kwargs=kwargs, **config.ppo.to_dict())
-
 
 CLONE = "clone"  # the run folder's imitation of pretrain.teacher (safe format)
 
@@ -287,35 +220,3 @@ def _signals_ignored() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool = False) -> dict[str, Any]:
-    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
-
-    ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
-    """
-    evaluation, env = config.evaluation, config.env
-    out = run.path
-    agent, _, _ = policy_agent(model, config)
-    # Paths in the report are relative to the run folder: the report names no machine's layout.
-    report = {"run": config.name, "steps": int(model.num_timesteps), "model": "model"}
-    if evaluation.final_deals > 0:
-        report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
-                               options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
-                               workers=evaluation.workers, progress=progress))
-        report["summary"] = [f"run {config.name}: {report['steps']} steps"] + summary_lines(report)
-        report["verdict"] = verdict(report)
-        arena = report.pop("arena", {})
-        if arena:
-            from agents.arena import write_outputs
-
-            for name, result in arena.items():  # the arena's own report (result.json, report.md, a plot)
-                write_outputs(result, out / "arena" / name)
-                run.record_tree(f"arena/{name}")
-            report["arena_reports"] = {name: f"arena/{name}" for name in arena}
-    else:
-        report["summary"] = [f"run {config.name}: {report['steps']} steps (no final evaluation)"]
-    run.write("report.json", json.dumps(report, indent=2))
-    verdict_line = [report["verdict"]] if "verdict" in report else []
-    run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")
-    return report

@@ -1,0 +1,75 @@
+"""The envs and the model of a MaskablePPO run (:mod:`training.train`, :mod:`training.expert_iteration`):
+the single-agent env's arguments from a config, the SB3 VecEnv (dummy, subproc or batched) and the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import TrainConfig
+
+
+def env_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """Keyword arguments of :class:`commerce_env.single_agent.CommerceEnv` for this run."""
+    env, opponents, selfplay = config.env, config.opponents, config.selfplay
+    return dict(variant=env.variant, num_players=env.num_players, seat=env.seat,
+                opponents=list(opponents.pool), opponent_weights=opponents.weights,
+                snapshot_share=float(selfplay.snapshot_share), max_snapshots=selfplay.max_snapshots,
+                features=list(env.features), end_when_out=env.end_when_out,
+                illegal_action="raise",
+                **env.rules)
+
+
+def _make_env(kwargs: dict[str, Any]):
+    def build():
+        import torch
+
+        torch.set_num_threads(1)
+        from agents import make_agent
+        from commerce_env.single_agent import CommerceEnv
+
+        return CommerceEnv(resolver=make_agent, **kwargs)  # opponent specs resolved by agents
+    return build
+
+
+def make_vec_env(config: TrainConfig, seed: int):
+    """``n_envs`` copies of the env in one process (``dummy``), one process each (``subproc``),
+    or all in one batched engine (``batch``, :func:`training.vec_env.make_vec_env`)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    training = config.training
+    if training.vec_env == "batch":
+        from agents.batched import batched_agent
+        from training.vec_env import first_compile_notice
+        from training.vec_env import make_vec_env as batch_vec_env
+        from training.warm_up import warm_up
+
+        kwargs = env_kwargs(config)
+        del kwargs["illegal_action"]  # the batched env always raises
+        # numba compiles (or loads) the kernels now, a line counting the seconds, before the run's clock starts
+        warm_up(lambda: batch_vec_env(num_envs=2, seed=seed, resolver=batched_agent, **kwargs),
+                first_compile_notice() or "Loading the batched engine (numba compiles what its cache lacks):")
+        vec = VecMonitor(batch_vec_env(num_envs=training.n_envs, seed=seed, resolver=batched_agent, **kwargs))
+    else:
+        factories = [_make_env(env_kwargs(config)) for _ in range(training.n_envs)]
+        vec = DummyVecEnv(factories) if training.vec_env == "dummy" else SubprocVecEnv(factories,
+                                                                                       start_method="spawn")
+        vec.seed(seed)
+        vec = VecMonitor(vec)
+    if training.episode == "deal":
+        from .deal_episodes import DealEpisodes  # outside the monitor, which logs whole matches
+
+        vec = DealEpisodes(vec)
+    return vec
+
+
+# ---------------------------------------------------------------- train
+def build_model(config: TrainConfig, vec_env: Any, out: Path):
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    policy = config.policy
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy.activation]
+    kwargs = dict(net_arch=dict(pi=list(policy.net_arch), vf=list(policy.net_arch)), activation_fn=activation)
+    return MaskablePPO("MlpPolicy", vec_env, seed=config.seed, tensorboard_log=str(out / "tb"), verbose=0,
+                       device="cpu", policy_kwargs=kwargs, **config.ppo.to_dict())
