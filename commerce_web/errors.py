@@ -34,9 +34,10 @@ def quote(value: Any) -> str:
     """``repr(value)``, at most :data:`QUOTE_LIMIT` characters of it: a longer value is cut
     and its length said, so that a refusal never echoes a huge request back."""
     if isinstance(value, str):
-        if len(value) <= QUOTE_LIMIT:
-            return repr(value)
-        return f"{value[:QUOTE_LIMIT - 20]!r}... ({len(value):,} characters)"
+        text = repr(value[:QUOTE_LIMIT + 1])  # an escape (\U0001f600) writes one character as ten
+        if len(value) <= QUOTE_LIMIT and len(text) <= QUOTE_LIMIT:
+            return text
+        return f"{text[:QUOTE_LIMIT - 20]}... ({len(value):,} characters)"
     try:
         text = repr(value)  # a value the request sent: no bigger than the upload limit
     except RecursionError:
