@@ -46,7 +46,7 @@ from commerce_env.view import SeatView, seat_view
 from .base import Agent, RandomAgent
 from .belief import before_deal, world_weight
 from .heuristics import greedy_action, number_argument, value_function
-from .search import MAX_WORLDS, SearchAgent, deal_value, rolled_out, sampled_worlds
+from .search import MAX_WORLDS, SearchAgent, deal_value, rolled_out
 
 __all__ = ["SearchBestResponse"]
 
@@ -212,7 +212,7 @@ class SearchBestResponse(SearchAgent):
     def _weighed_readable(self, view: SeatView, include: tuple[int, ...]) -> tuple[dict[int, np.ndarray], np.ndarray]:
         """:meth:`weighed` on the readable engine: the worlds drawn as on the batched one, each
         weighed by a replay with seat views (:func:`agents.belief.world_weight`)."""
-        worlds = sampled_worlds(view, self.rng, self.redeal_ms / 1000.0)
+        worlds = view.world_stream(self.rng, self.redeal_ms / 1000.0)
         start: Game | None = None
         drawn: list[tuple[Game, float, int]] = []
         for size in self.batch_sizes():

@@ -163,7 +163,7 @@ class _Steps:
 
 
 class _Draws:
-    """Worlds drawn as ``agents.search.sampled_worlds`` draws them (the same numbers from ``rng``), each
+    """Worlds drawn as ``SeatView.world_stream`` draws them (the same numbers from ``rng``), each
     kept as its deal's pack and, per step of the deal, the first card its record entry names (-1:
     none): the first as a readable game (it gives the state before the deal and the deal's steps),
     the others compiled where the search's are (``sample_places``, or a shuffle where no hidden

@@ -25,7 +25,7 @@ import math
 import random
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from itertools import islice
 
@@ -90,18 +90,6 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
             break
         world.apply(greedy_action(world, world.current_player, threshold, value, barter))
     return deal_value(world, seat) - start
-
-
-def sampled_worlds(view: SeatView, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> Iterator[Game]:
-    """The worlds of ``view.sample_worlds(rng, count)``, drawn alike, one after another for as long
-    as wanted, each re-deal giving up after ``time_limit`` seconds (``NoConsistentDealError``)."""
-    if view.deals_own_worlds():  # a view that deals its worlds its own way
-        while True:
-            yield view.sample_world(rng)
-    sampler = view.deal_sampler()  # worked out once for all the worlds
-    while True:
-        world_rng = random.Random(rng.getrandbits(64))  # later deals, as sample_worlds draws them
-        yield view.world_of(sampler.sample(rng, time_limit), world_rng)
 
 
 class SearchAgent(Agent):
@@ -226,7 +214,7 @@ class SearchAgent(Agent):
         rng = self.rng if rng is None else rng
         rollouts = self.batched_rollouts(view)
         limit = self.redeal_ms / 1000.0
-        sampled = (list(islice(sampled_worlds(view, rng, limit), count)) if rollouts is None
+        sampled = (list(islice(view.world_stream(rng, limit), count)) if rollouts is None
                    else rollouts.sample(view, rng, count, limit))
         return Rollouts(view, sampled, self.rollout_actions(view, include) if actions is None else actions,
                         self.rollout_threshold(view), self.barter)
@@ -246,7 +234,7 @@ class SearchAgent(Agent):
         threshold = self.rollout_threshold(view)
         value = value_function(engine, combos)
         results: dict[int, list[float]] = {a: [] for a in legal}
-        worlds = sampled_worlds(view, rng, self.redeal_ms / 1000.0)
+        worlds = view.world_stream(rng, self.redeal_ms / 1000.0)
         while True:
             world = next(worlds)
             for action in legal:

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -39,7 +41,7 @@ from .chain import Chain
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
-from .engine.determinize import DealSampler, SampledDeal
+from .engine.determinize import TIME_LIMIT, DealSampler, SampledDeal
 from .knowledge import deal_memories, masked, seat_knowledge
 from .rules import Rules
 
@@ -143,7 +145,7 @@ class SeatView:
         return [(s, entry_text(kind, cards)) for s, kind, cards in self.history if kind != SHOW]
 
     # ---------------------------------------------------------------- search
-    def sample_world(self, rng: random.Random) -> Game:
+    def sample_world(self, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> Game:
         """A fresh engine state consistent with everything this seat knows (R11).
 
         The cards hidden from the seat (other hands, the stock, face-down
@@ -151,24 +153,37 @@ class SeatView:
         own hand) are dealt anew with ``rng``; later deals are shuffled from a
         fresh generator drawn from ``rng``.  The record of earlier deals is
         this seat's: a card it did not see there is ``None`` (nothing in play
-        depends on earlier deals).
+        depends on earlier deals).  A re-deal that finds no consistent world
+        within ``time_limit`` seconds gives up (``NoConsistentDealError``).
         """
-        return self.sample_worlds(rng, 1)[0]
+        if self.deals_own_worlds():  # a subclass's sample_worlds, which may take no time limit
+            return self.sample_worlds(rng, 1)[0]
+        return self.sample_worlds(rng, 1, time_limit)[0]
 
-    def sample_worlds(self, rng: random.Random, count: int) -> list[Game]:
+    def sample_worlds(self, rng: random.Random, count: int, time_limit: float | None = TIME_LIMIT) -> list[Game]:
         """``count`` worlds as :meth:`sample_world` samples them one after another with ``rng``
         (the same worlds, the same numbers drawn), for less work: what depends only on this
         seat's record is worked out once (:class:`commerce_env.engine.determinize.DealSampler`)."""
         if self.deals_own_worlds():  # a subclass's sample_world is the one to call
             check_sampling(rng, count)
             return [self.sample_world(rng) for _ in range(count)]
-        sampler = self.deal_sampler()
+        worlds = self.world_stream(rng, time_limit)
         check_sampling(rng, count)
-        worlds = []
-        for _ in range(count):
-            world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
-            worlds.append(self.world_of(sampler.sample(rng), world_rng))
-        return worlds
+        return list(islice(worlds, count))
+
+    def world_stream(self, rng: random.Random, time_limit: float | None = TIME_LIMIT) -> Iterator[Game]:
+        """The worlds of :meth:`sample_worlds` one after another for as long as wanted (a search
+        with a time budget does not know how many it needs), each re-deal giving up after
+        ``time_limit`` seconds; a view that deals its own worlds gives its :meth:`sample_world`'s."""
+        if self.deals_own_worlds():
+            return iter(partial(self.sample_world, rng), None)
+        sampler = self.deal_sampler()  # worked out once for all the worlds
+
+        def draw() -> Iterator[Game]:
+            while True:
+                world_rng = random.Random(rng.getrandbits(64))  # future deals are unknown to everyone
+                yield self.world_of(sampler.sample(rng, time_limit), world_rng)
+        return draw()
 
     def deals_own_worlds(self) -> bool:
         """Whether a subclass deals its worlds otherwise (overrides :meth:`sample_world` or
