@@ -31,7 +31,8 @@ from commerce_env.engine.base import HORSE
 from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import SeatView, seat_view
 
-from .timing import Run, interleaved, paired_ratio, speed_arguments, until
+from .search_speed import agent_run
+from .timing import interleaved, paired_ratio, speed_arguments
 
 NUM_PLAYERS = 4
 AGENTS = ("random", "greedy", "expected_value")
@@ -50,20 +51,6 @@ def decisions(variant: str, agent: str, count: int, seed: int = 0) -> list[SeatV
                 views.append(view)
             game.apply((mine if game.current_player == 0 else theirs).act(view))
     return views
-
-
-def agent_run(agent, views: list[SeatView]) -> Run:
-    """Decisions over ``views`` in turn, for about ``seconds``."""
-    position = [0]
-
-    def run(seconds: float) -> int:
-        done, count = until(seconds), 0
-        while not done():
-            agent.act(views[position[0] % len(views)])
-            position[0] += 1
-            count += 1
-        return count
-    return run
 
 
 def measure(variants: tuple[str, ...], agents: tuple[str, ...], repeats: int, seconds: float,
