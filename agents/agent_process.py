@@ -20,19 +20,25 @@ import signal
 import sys
 from typing import Any
 
-__all__ = ["TEXT_LIMIT", "die_with_parent", "serve"]
+__all__ = ["TEXT_LIMIT", "die_with_parent", "linux_prctl", "serve"]
 
 TEXT_LIMIT = 2000  # characters of an error's text sent back
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent ends (no effect elsewhere)."""
+def linux_prctl(option: int, value: int) -> None:
+    """Linux's ``prctl(option, value)``, for what only the kernel can promise a process tree (no effect
+    elsewhere, or where the C library has no prctl)."""
     if sys.platform.startswith("linux"):
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent ends (no effect elsewhere)."""
+    linux_prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def serve(conn: Any, pickled_spec: bytes) -> None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import multiprocessing
 import numbers
-import os
 import pickle
 import re
 import signal
@@ -38,7 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .keeper import keep, kill_group
+from .keeper import keep, kill_group, send_signal
 
 __all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit"]
 
@@ -142,10 +141,7 @@ class AgentProcesses:
     def _wake_keeper(self) -> None:
         """A keeper stopped by an agent (SIGSTOP) is made to go on."""
         if self._keeper is not None and self._keeper.pid is not None and self._keeper.is_alive():
-            try:
-                os.kill(self._keeper.pid, signal.SIGCONT)
-            except (ProcessLookupError, PermissionError):
-                pass
+            send_signal(self._keeper.pid, signal.SIGCONT)
 
     def close(self) -> None:
         """Stop every seat's process and what they started (the keeper does), then the keeper; if the
@@ -184,10 +180,7 @@ class _SeatProcess:
             return
         if self.pid is not None and self._owner.keeper_alive():  # while the keeper lives, the id is its child's
             kill_group(self.pid)
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            send_signal(self.pid, signal.SIGKILL)
         elif self.pid is None and self._owner._keeper is not None:
             self._owner._keeper.kill()
 

@@ -25,16 +25,14 @@ their process groups are stopped, not what left them.
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
 import signal
-import sys
 from typing import Any
 
-from .agent_process import serve
+from .agent_process import linux_prctl, serve
 
-__all__ = ["children", "descendants", "keep", "stop_everything_below"]
+__all__ = ["children", "descendants", "keep", "kill_group", "send_signal", "stop_everything_below"]
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
@@ -49,7 +47,7 @@ def keep(control: Any, seats: list[tuple[Any, bytes, str]]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the arena, which stops the keeper
     for stop in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(stop, _exit)
-    _become_subreaper()
+    linux_prctl(_PR_SET_CHILD_SUBREAPER, 1)  # the parent of every orphan below this process
     context = multiprocessing.get_context("spawn")
     workers = []
     try:
@@ -80,15 +78,6 @@ def _exit(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def _become_subreaper() -> None:
-    """On Linux, become the parent of every orphan below this process (no effect elsewhere)."""
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-
-
 MAX_PASSES = 1000  # scans of the process tree while freezing it; each freezes whatever appeared since
 
 
@@ -102,10 +91,10 @@ def stop_everything_below() -> int:
         if not new:
             break
         for pid in new:
-            _signal(pid, signal.SIGSTOP)
+            send_signal(pid, signal.SIGSTOP)
         frozen |= new
     for pid in frozen:
-        _signal(pid, signal.SIGKILL)
+        send_signal(pid, signal.SIGKILL)
     while True:  # the keeper's children now: the killed ones, and the orphans of the killed
         try:
             pid, _ = os.waitpid(-1, 0)
@@ -114,7 +103,8 @@ def stop_everything_below() -> int:
         frozen.discard(pid)
 
 
-def _signal(pid: int, sig: int) -> None:
+def send_signal(pid: int, sig: int) -> None:
+    """``os.kill``, quiet when the process is gone or no longer ours to signal (its id reused)."""
     try:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
