@@ -81,27 +81,35 @@ def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool
     """
     from .checkpoints import policy_agent
 
-    evaluation, env = config.evaluation, config.env
-    out = run.path
     agent, _, _ = policy_agent(model, config)
+    steps = int(model.num_timesteps)
+    return write_final_report(agent, config, run, {"run": config.name, "steps": steps, "model": "model"},
+                              f"run {config.name}: {steps} steps", progress)
+
+
+def write_final_report(agent: Any, config: Any, run: RunFolder, report: dict[str, Any], title: str,
+                       progress: bool = False) -> dict[str, Any]:
+    """``report`` (what the run is) with the evaluation of ``agent`` against the config's baselines over
+    ``final_deals`` duplicate deals, its summary (under ``title``) and verdict; the arena's own reports
+    in ``arena/``, the whole in ``report.json`` and ``report.txt``.  One writer for every backend's runs."""
+    evaluation, env = config.evaluation, config.env
     # Paths in the report are relative to the run folder: the report names no machine's layout.
-    report = {"run": config.name, "steps": int(model.num_timesteps), "model": "model"}
     if evaluation.final_deals > 0:
         report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
                                options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
                                workers=evaluation.workers, progress=progress))
-        report["summary"] = [f"run {config.name}: {report['steps']} steps"] + summary_lines(report)
+        report["summary"] = [title] + summary_lines(report)
         report["verdict"] = verdict(report)
         arena = report.pop("arena", {})
         if arena:
             from agents.arena import write_outputs
 
             for name, result in arena.items():  # the arena's own report (result.json, report.md, a plot)
-                write_outputs(result, out / "arena" / name)
+                write_outputs(result, run.path / "arena" / name)
                 run.record_tree(f"arena/{name}")
             report["arena_reports"] = {name: f"arena/{name}" for name in arena}
     else:
-        report["summary"] = [f"run {config.name}: {report['steps']} steps (no final evaluation)"]
+        report["summary"] = [f"{title} (no final evaluation)"]
     run.write("report.json", json.dumps(report, indent=2))
     verdict_line = [report["verdict"]] if "verdict" in report else []
     run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")

@@ -36,7 +36,7 @@ import yaml
 
 from agents.learned import LearnedAgent, make_meta, save_model
 
-from .evaluation import evaluate, summary_lines, verdict
+from .evaluation import evaluate, write_final_report
 from .rllib_config import RLlibConfig
 from .run_folder import MANIFEST, RunFolder
 from .train import _trim_history
@@ -371,24 +371,5 @@ def _evaluate(algo: Any, config: RLlibConfig, run: RunFolder, writer: Any, steps
 
 def final_report(agent: LearnedAgent, config: RLlibConfig, run: RunFolder, steps: int) -> dict[str, Any]:
     """The arena's evaluation of the exported policy, in ``report.json``, ``report.txt`` and ``arena/``."""
-    evaluation, env, out = config.evaluation, config.env, run.path
-    # Paths in the report are relative to the run folder: the report names no machine's layout.
-    report: dict[str, Any] = {"run": config.name, "backend": "rllib", "steps": steps, "model": "model"}
-    if evaluation.final_deals > 0:
-        report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
-                               options=env.rules, deals=evaluation.final_deals, seed=evaluation.seed + 1,
-                               workers=evaluation.workers))
-        report["summary"] = [f"run {config.name}: {steps} env steps"] + summary_lines(report)
-        report["verdict"] = verdict(report)
-        from agents.arena import write_outputs
-
-        for name, result in report.pop("arena", {}).items():
-            write_outputs(result, out / "arena" / name)
-            run.record_tree(f"arena/{name}")
-        report["arena_reports"] = {name: f"arena/{name}" for name in evaluation.baselines}
-    else:
-        report["summary"] = [f"run {config.name}: {steps} env steps (no final evaluation)"]
-    run.write("report.json", json.dumps(report, indent=2))
-    verdict_line = [report["verdict"]] if "verdict" in report else []
-    run.write("report.txt", "\n".join([*report["summary"], *verdict_line]) + "\n")
-    return report
+    return write_final_report(agent, config, run, {"run": config.name, "backend": "rllib", "steps": steps,
+                                                   "model": "model"}, f"run {config.name}: {steps} env steps")
