@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .agent_process import TEXT_LIMIT
 from .keeper import keep, kill_group, send_signal
 
 __all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit"]
@@ -260,10 +261,7 @@ def _receive(conn: Any, process: _SeatProcess, name: str, seat: int | None) -> t
     try:
         data = conn.recv_bytes(REPLY_LIMIT)
     except (EOFError, OSError) as error:
-        code = process.exit_code()
-        if code is not None:
-            raise _failure(name, seat, "ProcessEnded", f"its process ended (exit code {code})") from None
-        raise _failure(name, seat, "BadReply", f"its process sent no readable message ({error})") from None
+        raise _broken(process, name, seat, f"its process sent no readable message ({error})") from None
     text = data[1:].decode("utf-8", errors="replace")
     return chr(data[0]) if data else "", text
 
@@ -305,11 +303,19 @@ def _failure(name: str, seat: int | None, error: str, message: str) -> Exception
     return AgentError(name, seat, error, message)
 
 
+def _broken(process: _SeatProcess, name: str, seat: int | None, why: str) -> Exception:
+    """The failure of a pipe that broke: the process's end and exit code if it ended, else ``why``."""
+    code = process.exit_code()
+    if code is not None:
+        return _failure(name, seat, "ProcessEnded", f"its process ended (exit code {code})")
+    return _failure(name, seat, "BadReply", why)
+
+
 def _reply_error(kind: str, text: str, name: str, seat: int | None, expected: str) -> Exception:
     """The error a seat's process reported (``E``), or a failure for a message that is not ``expected``."""
     if kind == "E":
         error, _, message = text.partition("\n")
-        return _failure(name, seat, error[:100] or "Exception", message[:2000])
+        return _failure(name, seat, error[:100] or "Exception", message[:TEXT_LIMIT])
     return _failure(name, seat, "BadReply", f"its process sent {kind + text[:60]!r}, not {expected}")
 
 
@@ -351,11 +357,7 @@ class RemoteAgent:
             return _within(self._time_limit, self._watchdog, self._conn, self._process, self.name, self._seat,
                            self._late, work)
         except (OSError, ValueError, EOFError) as error:  # a send to a process that has ended: say how it ended
-            code = self._process.exit_code()
-            if code is not None:
-                raise _failure(self.name, self._seat, "ProcessEnded", f"its process ended (exit code {code})") \
-                    from None
-            raise _failure(self.name, self._seat, "BadReply", f"its pipe broke ({error})") from None
+            raise _broken(self._process, self.name, self._seat, f"its pipe broke ({error})") from None
 
     def _send(self, message: tuple) -> None:
         """A message that needs no answer, under the time limit: an agent that stops reading cannot
