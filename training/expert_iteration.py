@@ -40,6 +40,7 @@ from .expert_rounds import (
     round_folder,
     stalled,
 )
+from .pretrain import fit_policy
 from .run_folder import RunFolder
 
 POLICY = "policy.zip"  # a round's MaskablePPO model (the run's own checkpoint: unpickled on resume)
@@ -68,32 +69,18 @@ def fit(policy: Any, data: ExpertDecisions, targets: np.ndarray, epochs: int, ba
     squared error on the outcomes; the last epoch's losses and the agreement with the search's choice."""
     import torch
 
-    torch.manual_seed(seed)
-    n = len(data)
     observations = torch.as_tensor(data.observations)
     masks = data.masks
     wanted = torch.as_tensor(targets)
     returns = torch.as_tensor(data.returns)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    generator = np.random.default_rng(seed)
-    policy.set_training_mode(True)
-    stats: dict[str, float] = {}
-    for _ in range(epochs):
-        order = generator.permutation(n)
-        totals = np.zeros(2)
-        for start in range(0, n, batch_size):
-            batch = order[start:start + batch_size]
-            distribution = policy.get_distribution(observations[batch], action_masks=masks[batch])
-            log_probs = torch.log_softmax(distribution.distribution.logits, dim=1)
-            policy_loss = -(wanted[batch] * log_probs).sum(dim=1).mean()
-            value_loss = torch.nn.functional.mse_loss(policy.predict_values(observations[batch]).flatten(),
-                                                      returns[batch])
-            optimizer.zero_grad()
-            (policy_loss + value_coef * value_loss).backward()
-            optimizer.step()
-            totals += np.array([policy_loss.item(), value_loss.item()]) * len(batch)
-        stats = {"policy_loss": float(totals[0] / n), "value_loss": float(totals[1] / n)}
-    policy.set_training_mode(False)
+
+    def losses(batch: np.ndarray) -> tuple[Any, Any]:
+        distribution = policy.get_distribution(observations[batch], action_masks=masks[batch])
+        log_probs = torch.log_softmax(distribution.distribution.logits, dim=1)
+        return (-(wanted[batch] * log_probs).sum(dim=1).mean(),
+                torch.nn.functional.mse_loss(policy.predict_values(observations[batch]).flatten(), returns[batch]))
+
+    stats = fit_policy(policy, len(data), losses, epochs, batch_size, learning_rate, value_coef, seed)
     with torch.no_grad():
         chosen = policy.get_distribution(observations, action_masks=masks).distribution.probs.argmax(dim=1)
     stats["agreement"] = float((chosen.numpy() == data.actions).mean())

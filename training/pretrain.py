@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,33 @@ def collect_parallel(teacher: Any, variant: str, num_players: int, options: dict
         return Demonstrations.concatenate(pool.map(_collect_part, parts))
 
 
+def fit_policy(policy: Any, size: int, losses: Callable[[np.ndarray], tuple[Any, Any]], epochs: int,
+               batch_size: int, learning_rate: float, value_coef: float, seed: int) -> dict[str, float]:
+    """Adam on ``policy_loss + value_coef * value_loss``, ``losses(rows)`` giving both for a minibatch
+    of row indices, over ``epochs`` shuffles of ``size`` rows; the last epoch's mean losses.  The
+    supervised loop of imitation (:func:`imitate`) and of expert iteration (its own targets)."""
+    import torch
+
+    torch.manual_seed(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = np.random.default_rng(seed)
+    policy.set_training_mode(True)
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        order = generator.permutation(size)
+        totals = np.zeros(2)
+        for start in range(0, size, batch_size):
+            batch = order[start:start + batch_size]
+            policy_loss, value_loss = losses(batch)
+            optimizer.zero_grad()
+            (policy_loss + value_coef * value_loss).backward()
+            optimizer.step()
+            totals += np.array([policy_loss.item(), value_loss.item()]) * len(batch)
+        stats = {"policy_loss": float(totals[0] / size), "value_loss": float(totals[1] / size)}
+    policy.set_training_mode(False)
+    return stats
+
+
 def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
             value_coef: float = 0.5, seed: int = 0) -> dict[str, float]:
     """Fits a MaskablePPO policy to the demonstrations: cross-entropy of the teacher's action
@@ -119,33 +147,18 @@ def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size
     returns.  Returns the last epoch's losses and the policy's agreement with the teacher."""
     import torch
 
-    torch.manual_seed(seed)
-    n = len(demonstrations)
     observations = torch.as_tensor(demonstrations.observations)
-    masks = torch.as_tensor(demonstrations.masks)
+    masks = demonstrations.masks
     actions = torch.as_tensor(demonstrations.actions)
     returns = torch.as_tensor(demonstrations.returns)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    generator = np.random.default_rng(seed)
-    policy.set_training_mode(True)
-    stats: dict[str, float] = {}
-    for _ in range(epochs):
-        order = torch.as_tensor(generator.permutation(n))
-        totals = np.zeros(3)
-        for start in range(0, n, batch_size):
-            batch = order[start:start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(observations[batch], actions[batch],
-                                                          action_masks=masks[batch].numpy())
-            policy_loss = -log_prob.mean()
-            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns[batch])
-            optimizer.zero_grad()
-            (policy_loss + value_coef * value_loss).backward()
-            optimizer.step()
-            totals += np.array([policy_loss.item(), value_loss.item(), 1.0]) * len(batch)
-        stats = {"policy_loss": totals[0] / n, "value_loss": totals[1] / n}
-    policy.set_training_mode(False)
+
+    def losses(batch: np.ndarray) -> tuple[Any, Any]:
+        values, log_prob, _ = policy.evaluate_actions(observations[batch], actions[batch], action_masks=masks[batch])
+        return -log_prob.mean(), torch.nn.functional.mse_loss(values.flatten(), returns[batch])
+
+    stats = fit_policy(policy, len(demonstrations), losses, epochs, batch_size, learning_rate, value_coef, seed)
     with torch.no_grad():
-        distribution = policy.get_distribution(observations, action_masks=masks.numpy())
+        distribution = policy.get_distribution(observations, action_masks=masks)
         chosen = distribution.distribution.probs.argmax(dim=1)
     stats["agreement"] = float((chosen == actions).float().mean())
     return stats
