@@ -179,7 +179,6 @@ def play_command(args: argparse.Namespace, read=input, write=print) -> int:
 def _play(args: argparse.Namespace, read, write) -> int:
     from commerce_env import guide
     from commerce_env.engine import new_game
-    from commerce_env.engine.actions import TEXT_CARDS
     from commerce_env.knowledge import masked
     from commerce_env.rules import make_rules
     from commerce_env.view import seat_view
@@ -228,8 +227,7 @@ def _play(args: argparse.Namespace, read, write) -> int:
         if seat != you:  # what you see of it (R11)
             _, kind, cards, _ = masked(game.record[start], game.seat_bits[you])
             to_you = kind == "give" and offer is not None and offer[0] == you
-            say(guide.move_text(names[seat], kind, cards[:TEXT_CARDS.get(kind, 0)], to_you=to_you,
-                                table_name=game.table_name) + ".")
+            say(guide.move_text(names[seat], kind, cards, to_you=to_you, table_name=game.table_name) + ".")
         showdowns = game.showdowns
         for showdown in showdowns[shown:]:  # R11: at the showdown all hands are shown
             _show(game, showdown, names, say)

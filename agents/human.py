@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from commerce_env import guide
 from commerce_env.cards import CARDS
-from commerce_env.engine.actions import TEXT_CARDS, action_cards, action_kind
+from commerce_env.engine.actions import action_cards, action_kind
 from commerce_env.engine.base import SHOW, WIDOW_CHOICE
 from commerce_env.view import SeatView
 
@@ -59,8 +59,7 @@ def public_action_text(history: Sequence[tuple], index: int, viewer: int, name: 
     (``name``: the actor's, to start the sentence with)."""
     seat, kind, cards = history[index]
     to_you = kind == "give" and seat != viewer and index > 0 and history[index - 1][0] == viewer
-    text = guide.move_text(name, kind, cards[:TEXT_CARDS.get(kind, 0)], you=seat == viewer, to_you=to_you,
-                           table_name=table_name)
+    text = guide.move_text(name, kind, cards, you=seat == viewer, to_you=to_you, table_name=table_name)
     return text.lstrip()
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import CARDS
+from .engine.actions import TEXT_CARDS
 from .engine.phases import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, STAND_CHOICE, STARTING_LIVES, WIDOW_CHOICE
 from .rules import UNTIL_OUT, Rules, variant_info
 
@@ -96,10 +97,11 @@ def choice_text(kind: str, cards: Sequence[Any] = (), table_name: str = "table")
 
 def move_text(name: str, kind: str, cards: Sequence[Any] = (), *, you: bool = False, to_you: bool = False,
               table_name: str = "table") -> str:
-    """A move as a player at the table knows it (``cards``: the cards it names, ``None`` where
-    the player did not see them): ``greedy (1) traded a card for ready money, face down``,
-    ``you kept your hand``, ``search (2) gave you 9H``."""
-    known = [_card(c) for c in cards if c is not None]
+    """A move as a player at the table knows it (``cards``: the move's cards as recorded, ``None``
+    where the player did not see them; only those its text names are said, not a card drawn):
+    ``greedy (1) traded a card for ready money, face down``, ``you kept your hand``,
+    ``search (2) gave you 9H``."""
+    known = [_card(c) for c in cards[:TEXT_CARDS.get(kind, 0)] if c is not None]
     if kind == "ready_money":
         what = f"traded {known[0]} for ready money" if known else "traded a card for ready money, face down"
     elif kind == "offer":

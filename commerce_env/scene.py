@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from . import guide
 from .cards import CARDS
-from .engine.actions import KINDS, TEXT_CARDS, action_kind
+from .engine.actions import KINDS, action_kind
 from .engine.base import DEAL, SHOW, Game
 from .engine.settlement import Showdown
 
@@ -130,8 +130,7 @@ class _Everything:
             if kind == DEAL or kind == SHOW:
                 continue
             if back == 0:
-                return guide.move_text(names[seat], kind, cards[:TEXT_CARDS.get(kind, 0)],
-                                       table_name=self.game.table_name)
+                return guide.move_text(names[seat], kind, cards, table_name=self.game.table_name)
             back -= 1
         return ""
 
@@ -180,7 +179,7 @@ class _Seat:
             return ""
         actor, kind, cards = self.actions[index]
         to_you = kind == "give" and index > 0 and self.actions[index - 1][0] == self.seat != actor
-        return guide.move_text(names[actor], kind, cards[:TEXT_CARDS.get(kind, 0)], you=actor == self.seat,
+        return guide.move_text(names[actor], kind, cards, you=actor == self.seat,
                                to_you=to_you, table_name=self.view.engine.table_name)
 
     def choices(self) -> list[str]:

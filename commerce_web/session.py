@@ -24,7 +24,7 @@ import yaml
 from commerce_env import guide
 from commerce_env.cards import format_cards
 from commerce_env.engine import new_game
-from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, TEXT_CARDS, action_kind
+from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
 from commerce_env.engine.base import DEAL, SHOW
 from commerce_env.engine.settlement import Showdown
 from commerce_env.knowledge import masked
@@ -335,7 +335,7 @@ class Match:
                         lines.append(self._showdown_line(shown))
             else:
                 if actions >= start:
-                    cards = masked(record[index], bit)[2][:TEXT_CARDS.get(kind, 0)]  # R11
+                    cards = masked(record[index], bit)[2]  # R11
                     lines.append(guide.move_text(self.names[actor], kind, cards, you=actor == self.seat,
                                                  to_you=kind == "give" and previous == self.seat,
                                                  table_name=game.table_name))
