@@ -57,10 +57,7 @@ def public_action_text(history: Sequence[tuple], index: int, viewer: int, name: 
                        table_name: str = "table") -> str:
     """Entry ``index`` of a view's history as ``viewer`` saw it (R11), in words: ``offered a card, face down``
     (``name``: the actor's, to start the sentence with)."""
-    seat, kind, cards = history[index]
-    to_you = kind == "give" and seat != viewer and index > 0 and history[index - 1][0] == viewer
-    text = guide.move_text(name, kind, cards, you=seat == viewer, to_you=to_you, table_name=table_name)
-    return text.lstrip()
+    return guide.seen_move(history, index, viewer, name, table_name).lstrip()
 
 
 class HumanAgent(Agent):

@@ -119,6 +119,14 @@ def move_text(name: str, kind: str, cards: Sequence[Any] = (), *, you: bool = Fa
     return f"{name} {what}"
 
 
+def seen_move(history: Sequence[tuple], index: int, viewer: int, name: str, table_name: str = "table") -> str:
+    """Entry ``index`` of a seat view's history (``(seat, kind, cards)``) in words, as ``viewer``
+    saw it (:func:`move_text`): a card given right after the viewer's offer was given to them."""
+    actor, kind, cards = history[index]
+    to_you = kind == "give" and actor != viewer and index > 0 and history[index - 1][0] == viewer
+    return move_text(name, kind, cards, you=actor == viewer, to_you=to_you, table_name=table_name)
+
+
 def category_text(category: str, cards: Iterable[Any] = (), rules: Rules | None = None) -> str:
     """A hand's category in words; a hand that counts for nothing says why (three suits; a pair
     where the rules do not count pairs)."""

@@ -177,10 +177,8 @@ class _Seat:
         index = len(self.actions) - 1 - back
         if index < 0:
             return ""
-        actor, kind, cards = self.actions[index]
-        to_you = kind == "give" and index > 0 and self.actions[index - 1][0] == self.seat != actor
-        return guide.move_text(names[actor], kind, cards, you=actor == self.seat,
-                               to_you=to_you, table_name=self.view.engine.table_name)
+        return guide.seen_move(self.actions, index, self.seat, names[self.actions[index][0]],
+                               self.view.engine.table_name)
 
     def choices(self) -> list[str]:
         """The kinds of this seat's actions, when it is to act."""
