@@ -159,6 +159,13 @@ def prompt_text(phase: str, name: str, you: bool, kinds: Iterable[str] = ()) -> 
     return f"{_TURN[phase]}: {join_or(names)}." if names else f"{_TURN[phase]}."
 
 
+def who_does(names: Sequence[str], verb: str) -> str:
+    """``names`` doing ``verb`` (given in its plural form): ``greedy (1) wins``, ``you win``,
+    ``greedy (1) and you win``."""
+    who = " and ".join(names)
+    return f"{who} {verb if len(names) > 1 or who == 'you' else verb + 's'}"
+
+
 def join_or(words: Sequence[str], last: str = "or") -> str:
     """``a, b or c``."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}" if words else ""
@@ -224,10 +231,8 @@ def match_result(game: Any, names: Sequence[str]) -> str:
     losers = [names[s] for s in game.match_losers]
     text = "Match over."
     if losers:
-        plural = len(losers) > 1 or losers == ["you"]
-        who = " and ".join(losers)
-        who = "You" + who[3:] if who.startswith("you") else who
-        text += f" {who} {'lose' if plural else 'loses'} the match."
+        who = who_does(losers, "lose")
+        text += f" {'You' + who[3:] if who.startswith('you') else who} the match."
     start = starting_balance(game)
     kind = unit(game)
     entry = ", the entry included" if game.plays_for_money else ""

@@ -232,9 +232,8 @@ def _shown_seat(shown: Showdown, seat: int, money: bool) -> dict:
 def _deal_result(shown: Showdown | None, names: list[str]) -> str:
     if shown is None:
         return ""
-    who = " and ".join(names[w] for w in shown.winners)
-    verb = "win" if len(shown.winners) > 1 or who == "you" else "wins"  # "you win", as "they win"
-    return f"Deal {shown.deal}: {who} {verb} {guide.with_category(shown.categories[shown.winners[0]])}."
+    who = guide.who_does([names[w] for w in shown.winners], "win")
+    return f"Deal {shown.deal}: {who} {guide.with_category(shown.categories[shown.winners[0]])}."
 
 
 def history_lines(history: list[tuple[int, str, tuple[int, ...]]], names: list[str], start: int = 0) -> list[str]:

@@ -352,9 +352,8 @@ class Match:
         rules = self.game.rules
         hands = "; ".join(f"{self.names[s]} {format_cards(h)} ({guide.category_text(shown.categories[s], h, rules)})"
                           for s, h in enumerate(shown.hands) if h)
-        winners = " and ".join(self.names[w] for w in shown.winners)
-        plural = len(shown.winners) > 1 or winners == "you"
-        return f"Deal {shown.deal}, the hands shown: {hands}. {winners} {'win' if plural else 'wins'}."
+        winners = guide.who_does([self.names[w] for w in shown.winners], "win")
+        return f"Deal {shown.deal}, the hands shown: {hands}. {winners}."
 
     def _deal_result(self, shown: Showdown) -> dict[str, Any]:
         money = self.game.plays_for_money
