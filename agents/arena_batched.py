@@ -249,7 +249,7 @@ def _named(table: _Table, seat: int | None = None, name: str | None = None) -> I
         raise
 
 
-def _fits(search: Any, view: Any, include: tuple[int, ...]) -> bool:
+def fits(search: Any, view: Any, include: tuple[int, ...]) -> bool:
     """Whether one decision's rollouts fit in one run of the batched engine (else it is played
     alone, in parts: :meth:`agents.search.SearchAgent.evaluate`)."""
     from .batched_search import MAX_ROWS
@@ -316,7 +316,7 @@ def _play_with_views(agents: dict[int, Any], plan: list[list[int]], rules: Rules
                     default = search.default_action(view, deferred=True)
                     include = rolled_out(default)
                     try:
-                        if search.batched_rollouts(view) is None or not _fits(search, view, include):
+                        if search.batched_rollouts(view) is None or not fits(search, view, include):
                             action = search.choose(search.evaluate(view, include, table.rngs[seat]), default)
                         else:
                             plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))

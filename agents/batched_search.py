@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -201,3 +202,10 @@ class BatchedRollouts:
             out.append({a: values[:, k].copy() for k, a in enumerate(decision.actions)})
             at += size
         return out
+
+
+def use_rollouts(search: Any, rollouts: BatchedRollouts) -> None:
+    """Make ``search`` (an :class:`agents.search.SearchAgent`) draw its worlds and play every rollout,
+    batched together or alone, on ``rollouts``: one set of engines for a caller that runs the
+    rollouts of several decisions together, with its own players (a subclass's ``play_rows``)."""
+    search._rollouts = rollouts

@@ -83,7 +83,7 @@ class Collector:
     ``model``: the network's safe model folder; ``rollout_policy``: ``greedy`` or ``network``."""
 
     def __init__(self, model: str | Path, config: Any):
-        from agents.batched_search import BatchedRollouts
+        from agents.batched_search import BatchedRollouts, use_rollouts
         from agents.learned import load_agent
         from commerce_env.features import feature_builders
 
@@ -99,7 +99,7 @@ class Collector:
             self.rollouts = NetworkRollouts(self.agent)
         else:
             self.rollouts = BatchedRollouts()
-        self.search._rollouts = self.rollouts  # its worlds are drawn as rows of the same engines
+        use_rollouts(self.search, self.rollouts)  # its worlds are drawn as rows of the same engines
         self.builders = feature_builders(list(env.features), self.rules, env.num_players)
         self.searched = 0  # search decisions made (kept or not), for the rate
 
@@ -123,7 +123,7 @@ class Collector:
     def collect(self, decisions: int, seed: int) -> ExpertDecisions:
         """At least ``decisions`` kept decisions, from whole matches (those under way when the count
         is reached are played out); deterministic for a seed."""
-        from agents.arena_batched import _fits
+        from agents.arena_batched import fits
         from agents.search import rolled_out
         from commerce_env import observation as obs
         from commerce_env.engine.determinize import NoConsistentDealError
@@ -162,7 +162,7 @@ class Collector:
                     vector = append_features(obs.encode(game, seat), self.builders).astype(np.float32)
                     mask = obs.action_mask(game, seat).astype(bool)
                     try:
-                        if _fits(search, view, include):
+                        if fits(search, view, include):
                             plans.append(search.rollout_plan(view, include, rng=table.rngs[seat]))
                             waiting.append((k, seat, default, vector, mask))
                         else:
