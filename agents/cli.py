@@ -277,8 +277,7 @@ def _show(game, showdown, names: list[str], say) -> None:
             change = after[s] - before[s]
             say(f"  {names[s]}: {format_cards(hand)} ({guide.category_text(showdown.categories[s], hand, game.rules)})"
                 + (f"  {change:+d}" if change else "") + ("  WINS" if s in showdown.winners else ""))
-    unit = "money" if money else "lives" if game.rules.has_lives else "counters"
     now = showdown.money_after if money else showdown.counters_after
     best = guide.with_category(showdown.categories[showdown.winners[0]])
     say(f"{guide.who_does([names[w] for w in showdown.winners], 'win')} {best}."
-        f" {unit.capitalize()} now: " + ", ".join(f"{names[s]} {now[s]}" for s in range(game.num_players)))
+        f" {guide.unit(game).capitalize()} now: " + ", ".join(f"{names[s]} {now[s]}" for s in range(game.num_players)))
