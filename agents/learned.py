@@ -163,13 +163,11 @@ class LearnedAgent(Agent):
         if self.search is not None and isinstance(view, SeatView):
             return super().action_probabilities(view)
         scores = self._scores(view)
+        if not self.deterministic:
+            return _softmax(scores)
         probabilities = np.zeros(len(scores))
-        if self.deterministic:
-            probabilities[int(np.argmax(scores))] = 1.0
-            return probabilities
-        legal = np.isfinite(scores)
-        probabilities[legal] = np.exp(scores[legal] - scores[legal].max())
-        return probabilities / probabilities.sum()
+        probabilities[int(np.argmax(scores))] = 1.0
+        return probabilities
 
     def _scores(self, view: Any) -> np.ndarray:
         """The network's scores of the actions, -inf where illegal."""
@@ -188,9 +186,13 @@ class LearnedAgent(Agent):
         scores = self._scores(view)
         if self.deterministic:
             return int(np.argmax(scores))
-        probabilities = np.exp(scores - scores.max())
-        probabilities /= probabilities.sum()
-        return int(self.rng.choices(range(len(scores)), weights=probabilities)[0])
+        return int(self.rng.choices(range(len(scores)), weights=_softmax(scores))[0])
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    """The network's policy from its scores (-inf where illegal, which get 0): what it samples from."""
+    probabilities = np.exp(scores - scores.max())
+    return probabilities / probabilities.sum()
 
 
 def load_agent(path: str | os.PathLike, *, variant: str | None = None, num_players: int | None = None,
