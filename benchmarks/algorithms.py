@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,22 +65,42 @@ def single_file_ppo(run: Run) -> None:
           on_checkpoint=saved, quiet=True)
 
 
-def maskable_ppo(run: Run) -> None:
-    """sb3-contrib's MaskablePPO on the SB3 adapter over the batched engine, the same settings."""
+def maskable_model(variant: str, seed: int, *, num_players: int = NUM_PLAYERS, opponents: list[str] = OPPONENTS,
+                   features: list[str] = FEATURES, num_envs: int = 128, num_steps: int = 32, batch_size: int = 512,
+                   update_epochs: int = 4, hidden: Sequence[int] = (128, 128)) -> tuple[Any, Any]:
+    """sb3-contrib's MaskablePPO on the SB3 adapter over the batched engine, one torch thread, with the
+    settings of ``training/ppo.py`` (its ``Args`` names; tanh MLPs for actor and critic): the model and
+    its env (close it after)."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.batched import batched_agent
     from training.vec_env import make_vec_env
 
     torch.set_num_threads(1)
-    env = VecMonitor(make_vec_env(variant=run.variant, num_players=NUM_PLAYERS, num_envs=128, opponents=OPPONENTS,
-                                  features=FEATURES, seed=run.seed, resolver=batched_agent))
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=512, n_epochs=4, gamma=1.0, gae_lambda=0.95,
-                        ent_coef=0.01, learning_rate=3e-4, seed=run.seed, device="cpu", verbose=0,
-                        policy_kwargs=dict(net_arch=dict(pi=[128, 128], vf=[128, 128]), activation_fn=torch.nn.Tanh))
+    env = VecMonitor(make_vec_env(variant=variant, num_players=num_players, num_envs=num_envs, opponents=opponents,
+                                  features=features, seed=seed, resolver=batched_agent))
+    model = MaskablePPO("MlpPolicy", env, n_steps=num_steps, batch_size=batch_size, n_epochs=update_epochs, gamma=1.0,
+                        gae_lambda=0.95, ent_coef=0.01, learning_rate=3e-4, seed=seed, device="cpu", verbose=0,
+                        policy_kwargs=dict(net_arch=dict(pi=list(hidden), vf=list(hidden)),
+                                           activation_fn=torch.nn.Tanh))
+    return model, env
+
+
+def maskable_actor(model: Any) -> Any:
+    """A MaskablePPO model's actor as a torch ``Sequential`` (what ``agents.save_policy`` takes)."""
+    import torch
+
+    policy = model.policy
+    return torch.nn.Sequential(*policy.mlp_extractor.policy_net, policy.action_net)
+
+
+def maskable_ppo(run: Run) -> None:
+    """sb3-contrib's MaskablePPO on the SB3 adapter over the batched engine, the same settings."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    model, env = maskable_model(run.variant, run.seed)
 
     class Every(BaseCallback):
         def __init__(self) -> None:
@@ -90,9 +110,7 @@ def maskable_ppo(run: Run) -> None:
         def _on_rollout_end(self) -> None:
             if self.num_timesteps >= self.next:
                 self.next += run.every
-                policy = model.policy
-                run.checkpoint(self.num_timesteps, torch.nn.Sequential(*policy.mlp_extractor.policy_net,
-                                                                       policy.action_net))
+                run.checkpoint(self.num_timesteps, maskable_actor(model))
 
         def _on_step(self) -> bool:
             return True

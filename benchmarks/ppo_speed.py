@@ -35,30 +35,17 @@ def single_file(steps: int, seed: int, folder: Path) -> tuple[float, Path]:
 
 def maskable(steps: int, seed: int, folder: Path) -> tuple[float, Path]:
     """Seconds to train MaskablePPO (sb3-contrib) for ``steps`` on the same engine, and its model folder."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecMonitor
-
     from agents import save_policy
-    from agents.batched import batched_agent
-    from training.vec_env import make_vec_env
 
-    torch.set_num_threads(1)
-    env = VecMonitor(make_vec_env(variant=SETTINGS["variant"], num_players=SETTINGS["num_players"],
-                                  num_envs=SETTINGS["num_envs"], opponents=SETTINGS["opponents"],
-                                  features=SETTINGS["features"], seed=seed, resolver=batched_agent))
-    arch = SETTINGS["hidden"]
-    model = MaskablePPO("MlpPolicy", env, n_steps=SETTINGS["num_steps"], batch_size=SETTINGS["batch_size"],
-                        n_epochs=SETTINGS["update_epochs"], gamma=1.0, gae_lambda=0.95, ent_coef=0.01,
-                        learning_rate=3e-4, seed=seed, device="cpu", verbose=0,
-                        policy_kwargs=dict(net_arch=dict(pi=arch, vf=arch), activation_fn=torch.nn.Tanh))
+    from .algorithms import maskable_actor, maskable_model
+
+    model, env = maskable_model(seed=seed, **SETTINGS)
     started = time.perf_counter()
     model.learn(total_timesteps=steps)
     seconds = time.perf_counter() - started
     env.close()
-    actor = torch.nn.Sequential(*model.policy.mlp_extractor.policy_net, model.policy.action_net)
-    return seconds, save_policy(folder, actor, variant=SETTINGS["variant"], num_players=SETTINGS["num_players"],
-                                features=SETTINGS["features"])
+    return seconds, save_policy(folder, maskable_actor(model), variant=SETTINGS["variant"],
+                                num_players=SETTINGS["num_players"], features=SETTINGS["features"])
 
 
 def margin(model: Path, deals: int) -> tuple[float, list[float]]:
