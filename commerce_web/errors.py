@@ -52,11 +52,6 @@ def quote(value: Any) -> str:
     return text
 
 
-def clip(text: str) -> str:
-    """``text`` itself when short, else its first characters and its length (no quotes added)."""
-    return text if len(text) <= QUOTE_LIMIT else f"{text[:QUOTE_LIMIT - 20]}... ({len(text):,} characters)"
-
-
 def shorten(message: str) -> str:
     """``message`` with every quoted text, list or object longer than :data:`QUOTE_LIMIT` cut
     (innermost first), and at most :data:`MAX_MESSAGE` characters in all."""
