@@ -66,8 +66,7 @@ def address_block(address: str) -> str:
 
 @dataclass
 class _Entry:
-    client: str
-    block: str
+    owners: tuple[str, str]  # its client and the client's address block: the two quotas it counts in
     match: Match
     used: float
 
@@ -90,11 +89,11 @@ class MatchStore:
     def add(self, client: str, match: Match) -> str:
         """Keep ``match`` for ``client``; its id.  Raises ServerFullError when the server is full."""
         key = secrets.token_urlsafe(18)
-        block = address_block(client)
+        owners = (client, "block " + address_block(client))  # a block's key apart from any client's address
         with self.lock:
             now = self.clock()
             self._drop_idle(now)
-            for owner, most in ((client, self.per_client), (_block_key(block), self.per_block)):
+            for owner, most in zip(owners, (self.per_client, self.per_block), strict=True):
                 own = self.owners.get(owner, {})
                 while len(own) >= most:
                     self._drop(next(iter(own)))
@@ -105,8 +104,8 @@ class MatchStore:
                     raise ServerFullError(f"the server holds {self.total} matches, its most; try again in "
                                           f"{wait} seconds", wait)
                 self._drop(next(iter(self.entries)))
-            self.entries[key] = _Entry(client, block, match, now)
-            for owner in (client, _block_key(block)):
+            self.entries[key] = _Entry(owners, match, now)
+            for owner in owners:
                 self.owners.setdefault(owner, OrderedDict())[key] = None
         return key
 
@@ -120,7 +119,7 @@ class MatchStore:
                 raise LookupError(key)
             entry.used = now
             self.entries.move_to_end(key)
-            for owner in (entry.client, _block_key(entry.block)):
+            for owner in entry.owners:
                 self.owners[owner].move_to_end(key)
             return entry.match
 
@@ -136,17 +135,12 @@ class MatchStore:
 
     def _drop(self, key: str) -> None:
         entry = self.entries.pop(key)
-        for owner in (entry.client, _block_key(entry.block)):
+        for owner in entry.owners:
             own = self.owners[owner]
             del own[key]
             if not own:
                 del self.owners[owner]
         entry.match.stop()
-
-
-def _block_key(block: str) -> str:
-    """A block's key among the owners, apart from any client's address."""
-    return "block " + block
 
 
 class AgentTurns:
