@@ -20,8 +20,6 @@ from .engine.actions import KINDS, action_kind
 from .engine.base import DEAL, SHOW, Game
 from .engine.settlement import Showdown
 
-FACE_DOWN_KINDS = ("ready_money", "offer", "give")  # R11: the card of these moves is not public
-
 
 @dataclass(frozen=True)
 class SeatScene:
