@@ -82,7 +82,7 @@ def check_spec(spec: Any) -> None:
         refuse_trust_arguments(spec, spec)
     name = read_spec(spec.get("agent")) if isinstance(spec, Mapping) else spec
     if isinstance(name, Mapping):  # {agent: "search(worlds=9)"}
-        name = name["agent"]
+        name = name.get("agent")
     if not isinstance(name, str):
         raise ValueError(f"bad agent spec {spec!r}: give {SPEC_FORMS}")
     if isinstance(name, ModuleSpec) or is_model_spec(name) or name.startswith(OPENSPIEL_PREFIX):

@@ -107,3 +107,10 @@ def test_the_arena_refuses_trust_in_its_lineup(evil):
         run_arena([text_spec(zip_path), "random", "random"], variant="trade_barter", num_players=3, games=3,
                   progress=False)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("spec", [{"agent": {}}, {"agent": {"agent": {}}}, {"agent": {"worlds": 9}}, {"agent": 3}])
+def test_a_nested_spec_without_a_name_is_a_named_value_error(spec):
+    """Text from a config: a nested mapping with no agent name is refused as a bad spec, not a KeyError."""
+    with pytest.raises(ValueError, match="bad agent spec"):
+        check_spec(spec)
