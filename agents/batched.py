@@ -61,6 +61,24 @@ class BatchedAgent:
 KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def random_legal_action(rows, g, masks):
+    """The random policy's move in game ``g``: a uniform draw among its legal actions (``masks[g]``)
+    from the game's own generator, so a game's play does not depend on the other games; -1 if none.
+    Inlined into its callers (as ``commerce_env.vector.row.inlined``): as a call, counting a reference
+    on each array it is given, it cost the compiled opponent loop some 14%."""
+    count = 0
+    for a in range(NUM_ACTIONS):
+        count += masks[g, a]
+    pick = access.random_below(rows, g, count)
+    for a in range(NUM_ACTIONS):
+        if masks[g, a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
 @njit(cache=True, error_model="numpy")
 def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barters, earned, fresh, redealt,
                    end_when_out):
@@ -94,17 +112,7 @@ def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barter
             if kind == KIND_NONE:
                 break
             if kind == KIND_RANDOM:
-                count = 0
-                for a in range(NUM_ACTIONS):
-                    count += masks[g, a]
-                pick = access.random_below(rows, g, count)
-                action = 0
-                for a in range(NUM_ACTIONS):
-                    if masks[g, a]:
-                        if pick == 0:
-                            action = a
-                            break
-                        pick -= 1
+                action = random_legal_action(rows, g, masks)
             else:
                 c0, c1, c2 = access.hand(rows, g, params, seat)
                 t0, t1, t2 = access.table(rows, g, params)

@@ -32,27 +32,12 @@ from commerce_env.vector.determinize import chosen_positions, compiles, sample_p
 from commerce_env.vector.python_random import shuffled_copies
 from commerce_env.view import SeatView
 
-from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM
+from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM, random_legal_action
 from .batched_search import MAX_ACTIONS, deal_values
 from .belief import EXCHANGED, SINGLE, entry_code
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
 
 __all__ = ["weighed_batched"]
-
-
-@njit(cache=True, error_model="numpy")
-def _random_action(masks, g, rows):
-    """A uniform draw among game ``g``'s legal actions, from its own generator."""
-    count = 0
-    for a in range(masks.shape[1]):
-        count += masks[g, a]
-    pick = access.random_below(rows, g, count)
-    for a in range(masks.shape[1]):
-        if masks[g, a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
 
 
 @njit(cache=True, error_model="numpy")
@@ -81,7 +66,7 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
                 waiting[k] = True
                 break
             if kind == KIND_RANDOM:
-                action = _random_action(masks, g, rows)
+                action = random_legal_action(rows, g, masks)
             else:
                 c0, c1, c2 = access.hand(rows, g, params, seat)
                 t0, t1, t2 = access.table(rows, g, params)
