@@ -17,7 +17,6 @@ everywhere a model does.  No stable-baselines3 import.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
@@ -239,33 +238,17 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """``Args`` from the command line: one ``--flag`` per field (lists comma separated)."""
-    parser = argparse.ArgumentParser(prog="python -m training.ppo", description=__doc__.splitlines()[0])
-    for item in dataclasses.fields(Args):
-        default = item.default_factory() if item.default_factory is not dataclasses.MISSING else item.default
-        flag = "--" + item.name.replace("_", "-")
-        if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
-        elif isinstance(default, list):
-            kind = int if default and isinstance(default[0], int) else str
-            parser.add_argument(flag, default=default, metavar="A,B",
-                                type=lambda text, kind=kind: [kind(x) for x in text.split(",") if x])
-        else:
-            parser.add_argument(flag, type=type(default), default=default)
-    return Args(**vars(parser.parse_args(argv)))
+    from training.single_file import parse_fields
+
+    return parse_fields(Args, "python -m training.ppo", __doc__.splitlines()[0], argv)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from training.single_file import report_model
+
     args = parse_args(argv)
     folder = train(args)
-    print(f"model: {folder} (plays as model:{folder})")
-    if args.eval_deals:
-        from agents import evaluate_agent
-
-        for opponent in dict.fromkeys(args.opponents):
-            versus = evaluate_agent(f"model:{folder}", [opponent], variant=args.variant, num_players=args.num_players,
-                                    deals=args.eval_deals, seed=2026)["vs"][opponent]
-            low, high = versus["ci95"]
-            print(f"against {opponent}: {versus['difference']:+.3f} per deal [{low:+.3f}, {high:+.3f}] (95%)")
+    report_model(folder, args.variant, args.num_players, args.opponents, args.eval_deals)
     return 0
 
 
