@@ -32,7 +32,7 @@ from commerce_env.rules import Rules
 from commerce_env.vector import UniformRandom, access
 
 from .base import Agent
-from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_choice
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_move
 
 
 class BatchedAgent:
@@ -114,10 +114,7 @@ def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barter
             if kind == KIND_RANDOM:
                 action = random_legal_action(rows, g, masks)
             else:
-                c0, c1, c2 = access.hand(rows, g, params, seat)
-                t0, t1, t2 = access.table(rows, g, params)
-                action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips,
-                                       thresholds[k], ship, barters[k])
+                action = greedy_move(rows, g, params, keys, masks, pips, seat, thresholds[k], ship, barters[k])
             access.apply_action(rows, g, params, keys, masks, pack, action)
             earned[g] += access.take_reward(rows, g, params, seats[g])
         access.drop_rewards(rows, g, params)  # the opponents' rewards are nobody's

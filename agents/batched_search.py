@@ -37,7 +37,7 @@ from commerce_env.rules import UNTIL_OUT, Rules
 from commerce_env.vector import BatchEngine, access
 from commerce_env.view import SeatView
 
-from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_move
 from .heuristics import life_shares
 
 MAX_ACTIONS = 2000  # per rollout, as the readable rollout's cap (a deal ends long before, R4.4)
@@ -63,10 +63,8 @@ def _greedy_to_deal_end(state, pips, ship, firsts, thresholds, barters, games, m
         for _ in range(max_actions):
             if access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE:
                 break
-            c0, c1, c2 = access.hand(rows, g, params, access.to_act(rows, g))
-            t0, t1, t2 = access.table(rows, g, params)
-            action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips, thresholds[k],
-                                   ship, barters[k])
+            action = greedy_move(rows, g, params, keys, masks, pips, access.to_act(rows, g), thresholds[k], ship,
+                                 barters[k])
             access.apply_action(rows, g, params, keys, masks, pack, action)
     return -1
 

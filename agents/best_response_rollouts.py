@@ -35,7 +35,7 @@ from commerce_env.view import SeatView
 from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM, random_legal_action
 from .batched_search import MAX_ACTIONS, deal_values
 from .belief import EXCHANGED, SINGLE, entry_code
-from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice, greedy_move
 
 __all__ = ["weighed_batched"]
 
@@ -68,10 +68,7 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
             if kind == KIND_RANDOM:
                 action = random_legal_action(rows, g, masks)
             else:
-                c0, c1, c2 = access.hand(rows, g, params, seat)
-                t0, t1, t2 = access.table(rows, g, params)
-                action = greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips,
-                                       thresholds[seat], ship, barters[seat])
+                action = greedy_move(rows, g, params, keys, masks, pips, seat, thresholds[seat], ship, barters[seat])
             access.apply_action(rows, g, params, keys, masks, pack, action)
     return -1
 

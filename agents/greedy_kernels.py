@@ -31,6 +31,7 @@ from commerce_env.engine.actions import (
     TAKE_WIDOW,
 )
 from commerce_env.hands import table_index  # compiled as it is (commerce_env.vector registers it)
+from commerce_env.vector import access
 from commerce_env.vector.access import HORSE, LAST_EXCHANGE, REPLY, STAND_CHOICE, WIDOW_CHOICE
 
 PIPS = np.asarray(RANK_PIPS, dtype=np.int64)  # the pips of each rank, for keep_score
@@ -108,6 +109,16 @@ def greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, s
     if masks[r, PASS] and (phase == LAST_EXCHANGE or masks[r, KNOCK]):  # R6.3's pass lets a turn go
         return PASS
     return stop
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def greedy_move(rows, g, params, keys, masks, pips, seat, threshold, ship, barter):
+    """:func:`greedy_choice` for ``seat`` to act in game ``g`` of a batched engine's kernel state
+    (:mod:`commerce_env.vector.access`): the move of the compiled loops that play it.  Inlined,
+    as those loops' other steps: a call counts a reference on each array it is given."""
+    c0, c1, c2 = access.hand(rows, g, params, seat)
+    t0, t1, t2 = access.table(rows, g, params)
+    return greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips, threshold, ship, barter)
 
 
 @njit(cache=True, error_model="numpy")
