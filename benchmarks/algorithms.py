@@ -57,12 +57,28 @@ def single_file_ppo(run: Run) -> None:
     """training/ppo.py with its defaults (those of the shipped MaskablePPO runs)."""
     from training.ppo import Args, train
 
-    def saved(steps: int, folder: Path) -> None:
-        run.checkpoint(steps, folder)
+    train(Args(variant=run.variant, num_players=NUM_PLAYERS, opponents=OPPONENTS, features=FEATURES, seed=run.seed,
+               total_timesteps=run.budget, checkpoint_every=run.every, output=str(run.folder), eval_deals=0),
+          on_checkpoint=run.checkpoint, quiet=True)
+
+
+def single_file_dqn(run: Run) -> None:
+    """training/dqn.py with its defaults (CleanRL's DQN, its greedy choice and target over legal actions)."""
+    from training.dqn import Args, train
 
     train(Args(variant=run.variant, num_players=NUM_PLAYERS, opponents=OPPONENTS, features=FEATURES, seed=run.seed,
                total_timesteps=run.budget, checkpoint_every=run.every, output=str(run.folder), eval_deals=0),
-          on_checkpoint=saved, quiet=True)
+          on_checkpoint=run.checkpoint, quiet=True)
+
+
+def openspiel_nfsp(run: Run) -> None:
+    """training/nfsp.py: OpenSpiel's NFSP, every seat learning (an env step is any seat's decision), on
+    the pyspiel game; seat 0's average policy is measured."""
+    from training.nfsp import Args, train
+
+    train(Args(variant=run.variant, num_players=NUM_PLAYERS, seed=run.seed, total_timesteps=run.budget,
+               checkpoint_every=run.every, output=str(run.folder), eval_deals=0),
+          on_checkpoint=run.checkpoint, quiet=True)
 
 
 def maskable_model(variant: str, seed: int, *, num_players: int = NUM_PLAYERS, opponents: list[str] = OPPONENTS,
@@ -119,7 +135,8 @@ def maskable_ppo(run: Run) -> None:
     env.close()
 
 
-ALGORITHMS: dict[str, Callable[[Run], None]] = {"ppo": single_file_ppo, "maskable_ppo": maskable_ppo}
+ALGORITHMS: dict[str, Callable[[Run], None]] = {"ppo": single_file_ppo, "maskable_ppo": maskable_ppo,
+                                                 "dqn": single_file_dqn, "nfsp": openspiel_nfsp}
 
 
 # ------------------------------------------------------------------ measuring

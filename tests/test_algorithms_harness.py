@@ -54,9 +54,13 @@ def test_reaching_a_level_needs_the_whole_interval_above_zero():
     assert reached(curve, "greedy") == 20 and reached(curve, "search") is None
 
 
-def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys):
-    assert algorithms.main(["--quick", "--variants", "trade_barter", "--algorithms", "ppo",
+@pytest.mark.parametrize("algorithm", ["ppo", "dqn"])
+def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys, algorithm):
+    assert algorithms.main(["--quick", "--variants", "trade_barter", "--algorithms", algorithm,
                             "--scratch", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
-    assert "IQM" in printed and "ppo trade_barter: 1 seed(s)" in printed
+    assert "IQM" in printed and f"{algorithm} trade_barter: 1 seed(s)" in printed
+    curve = (tmp_path / "quick_results" / algorithm / "trade_barter" / "seed_0" / "curve.jsonl").read_text()
+    steps = [json.loads(line)["steps"] for line in curve.splitlines()]
+    assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_192  # measured along the way and at the end
     assert report(tmp_path / "nothing", ["ppo"], ["widow"], plots=False) == ["no finished run in the cache yet"]
