@@ -45,19 +45,29 @@ def _views(variant: str, agent, count: int, seed: int = 0, me: int = 0) -> list:
     return views
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(0, 60))
-def test_a_deal_dealt_again_and_replayed_is_the_game(setup, play_seed, moves):
-    # R4.2, R5.3: the state before the deal, dealt its pack and stepped through its record, is the game,
-    # every seat's view included; in every variant and option set.
+def _in_a_deal(setup, play_seed: int, moves: int) -> tuple | None:
+    """The game of ``setup`` after at most ``moves`` random legal actions, and the generator that chose
+    them; None where the match is over or the horse is offered (after the deal's payments, R9.4)."""
     game = setup_game(setup)
     rng = random.Random(play_seed)
     for _ in range(moves):
         if game.over:
             break
         game.apply(rng.choice(game.legal_actions()))
-    if game.over or game.phase == HORSE:  # the horse comes after the deal's payments (R9.4)
+    if game.over or game.phase == HORSE:
+        return None
+    return game, rng
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_setups(max_rounds=4), st.integers(0, 2**32 - 1), st.integers(0, 60))
+def test_a_deal_dealt_again_and_replayed_is_the_game(setup, play_seed, moves):
+    # R4.2, R5.3: the state before the deal, dealt its pack and stepped through its record, is the game,
+    # every seat's view included; in every variant and option set.
+    played = _in_a_deal(setup, play_seed, moves)
+    if played is None:
         return
+    game, _ = played
     again = dealt_again(before_deal(game), game)
     for _ in replay(again, game):
         pass
@@ -75,14 +85,10 @@ def test_the_batched_replay_reaches_the_worlds_the_search_samples(setup, play_se
     from agents.best_response_rollouts import _Draws, _replay
     from commerce_env.observation import action_mask, encode
 
-    game = setup_game(setup)
-    rng = random.Random(play_seed)
-    for _ in range(moves):
-        if game.over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    if game.over or game.phase == HORSE:
+    played = _in_a_deal(setup, play_seed, moves)
+    if played is None:
         return
+    game, rng = played
     view = seat_view(game, rng.randrange(game.num_players))
     draws = _Draws(view, random.Random(play_seed), 5.0)
     packs, firsts = draws.draw(5)
