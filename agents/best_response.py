@@ -41,16 +41,14 @@ import numpy as np
 from commerce_env.engine.base import Game
 from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
 from commerce_env.rules import Rules
-from commerce_env.view import SeatView, seat_view
+from commerce_env.view import SeatView
 
 from .base import Agent, RandomAgent
 from .belief import before_deal, world_weight
-from .heuristics import greedy_action, number_argument, value_function
-from .search import MAX_WORLDS, SearchAgent, deal_value, rolled_out
+from .heuristics import number_argument, value_function
+from .search import MAX_WORLDS, SearchAgent, rolled_out, rollout
 
 __all__ = ["SearchBestResponse"]
-
-MAX_ACTIONS = 2000  # per rollout, as the search's
 
 
 class SearchBestResponse(SearchAgent):
@@ -229,22 +227,7 @@ class SearchBestResponse(SearchAgent):
         kept, weights = self.keep(np.array([weight for _, weight, _ in drawn]),
                                   np.array([misses for _, _, misses in drawn], dtype=np.int64))
         threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
-        results = {a: np.array([self._rollout(drawn[k][0].clone(), view.seat, a, threshold, value) for k in kept])
+        results = {a: np.array([rollout(drawn[k][0].clone(), view.seat, threshold, value, a, self.barter,
+                                        others=self.agent) for k in kept])
                    for a in self.rollout_actions(view, include)}
         return results, weights
-
-    def _rollout(self, world: Game, seat: int, first: int, threshold: int, value: Any) -> float:
-        """Take ``first`` in ``world``, then play its deal out: ``seat`` by the greedy rollout policy,
-        every other seat by the agent; ``seat``'s gain (:func:`agents.search.deal_value`)."""
-        start = deal_value(world, seat)
-        world.stop_after_deal()
-        world.apply(first)
-        for _ in range(MAX_ACTIONS):
-            if world.over:
-                break
-            player = world.current_player
-            if player == seat:
-                world.apply(greedy_action(world, seat, threshold, value, self.barter))
-            else:
-                world.apply(self.agent.act(seat_view(world, player)))
-        return deal_value(world, seat) - start

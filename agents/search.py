@@ -35,7 +35,7 @@ from commerce_env.engine.actions import EXCHANGE
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
 from commerce_env.rules import Rules
-from commerce_env.view import SeatView
+from commerce_env.view import SeatView, seat_view
 
 from .base import Agent
 from .heuristics import (
@@ -77,10 +77,11 @@ def deal_value(game: Game, seat: int) -> float:
 
 
 def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | None = None,
-            barter: bool = False, max_actions: int = 2000) -> float:
+            barter: bool = False, max_actions: int = 2000, others: Agent | None = None) -> float:
     """Take ``first`` in ``world``, then play to the end of its deal with the greedy
-    policy for everyone; the change of ``seat``'s holdings (the deal's payments,
-    before the next ante).  ``world`` is used up."""
+    policy for everyone (or, with ``others``, that agent, given seat views, for every
+    seat but ``seat``: a best response's rollout); the change of ``seat``'s holdings
+    (the deal's payments, before the next ante).  ``world`` is used up."""
     start = deal_value(world, seat)
     world.stop_after_deal()
     if first is not None:
@@ -88,7 +89,11 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
     for _ in range(max_actions):
         if world.over:
             break
-        world.apply(greedy_action(world, world.current_player, threshold, value, barter))
+        player = world.current_player
+        if others is None or player == seat:
+            world.apply(greedy_action(world, player, threshold, value, barter))
+        else:
+            world.apply(others.act(seat_view(world, player)))
     return deal_value(world, seat) - start
 
 
