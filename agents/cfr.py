@@ -17,6 +17,8 @@ import numpy as np
 from commerce_env.files import atomic_write
 from commerce_env.game_tree import GameTree
 
+from .exact import reach, seat_values
+
 __all__ = ["CFRPlus"]
 
 
@@ -67,8 +69,8 @@ class CFRPlus:
         others_edges[mine] = 1.0
         own_edges = np.ones(tree.num_nodes)
         own_edges[mine] = edges[mine]
-        others, own = _reach(tree, others_edges), _reach(tree, own_edges)
-        values = _values(tree, edges, seat)
+        others, own = reach(tree, others_edges), reach(tree, own_edges)
+        values = seat_values(tree, edges, seat)
         # Regrets: the value of each action against the value of the strategy, weighted by the others' reach.
         chosen = self._decided_seat == seat
         children, parents = self._decided[chosen], self._decided_parent[chosen]
@@ -105,20 +107,3 @@ def _normalised(weights: np.ndarray, legal: np.ndarray) -> np.ndarray:
     total = weights.sum(axis=1, keepdims=True)
     uniform = legal / legal.sum(axis=1, keepdims=True)
     return np.where(total > 0, weights / np.where(total > 0, total, 1.0), uniform)
-
-
-def _reach(tree: GameTree, edges: np.ndarray) -> np.ndarray:
-    out = np.ones(tree.num_nodes)
-    for low, high in zip(tree.levels[1:-1], tree.levels[2:], strict=True):
-        out[low:high] = out[tree.parent[low:high]] * edges[low:high]
-    return out
-
-
-def _values(tree: GameTree, edges: np.ndarray, seat: int) -> np.ndarray:
-    values = tree.returns[:, seat].copy()
-    levels = tree.levels
-    for depth in range(len(levels) - 3, -1, -1):
-        low, high = levels[depth], levels[depth + 1]
-        children = slice(high, levels[depth + 2])
-        values[low:high] += np.bincount(tree.parent[children] - low, edges[children] * values[children], high - low)
-    return values

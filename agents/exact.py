@@ -117,17 +117,20 @@ def reach(tree: GameTree, edges: np.ndarray, skip: int | None = None) -> np.ndar
     return out
 
 
-def node_values(tree: GameTree, edges: np.ndarray) -> np.ndarray:
-    """Each seat's expected return at each node, ``(num_nodes, num_players)``."""
-    values = tree.returns.copy()
+def seat_values(tree: GameTree, edges: np.ndarray, seat: int) -> np.ndarray:
+    """``seat``'s expected return at each node: one column of :func:`node_values`, all CFR's update needs."""
+    values = tree.returns[:, seat].copy()
     levels = tree.levels
     for depth in range(len(levels) - 3, -1, -1):
         low, high = levels[depth], levels[depth + 1]
         children = slice(high, levels[depth + 2])
-        where = tree.parent[children] - low
-        for seat in range(tree.num_players):
-            values[low:high, seat] += np.bincount(where, edges[children] * values[children, seat], high - low)
+        values[low:high] += np.bincount(tree.parent[children] - low, edges[children] * values[children], high - low)
     return values
+
+
+def node_values(tree: GameTree, edges: np.ndarray) -> np.ndarray:
+    """Each seat's expected return at each node, ``(num_nodes, num_players)``."""
+    return np.stack([seat_values(tree, edges, seat) for seat in range(tree.num_players)], axis=1)
 
 
 def expected_returns(tree: GameTree, table: np.ndarray) -> np.ndarray:
