@@ -23,7 +23,8 @@ from .engine.actions import OFFER, READY_MONEY
 from .small_game import SmallGame
 from .view import SeatView, seat_view
 
-__all__ = ["CHANCE", "TERMINAL", "GameTree", "build_tree", "draws_card", "info_key", "stacked", "stock_top", "view_key"]
+__all__ = ["CHANCE", "TERMINAL", "GameTree", "build_tree", "draws_card", "info_key", "replayed", "stacked",
+           "stock_top", "unseen_stock", "view_key"]
 
 CHANCE, TERMINAL = -1, -2  # a node's `player` when no seat decides there
 
@@ -90,11 +91,8 @@ class GameTree:
         """The engine's state at ``node``, replayed from the root."""
         (_, deal), *steps = self.path(node)
         drawn = [label for player, label in steps if player == CHANCE]
-        game = self.game.new_game(stacked(self.deals[deal], drawn, self.top))
-        for player, label in steps:
-            if player != CHANCE:
-                game.apply(label)
-        return game
+        actions = [label for player, label in steps if player != CHANCE]
+        return replayed(self.game, self.deals[deal], drawn, actions, self.top)
 
     def view(self, infoset: int) -> SeatView:
         """The seat view at information state ``infoset`` (at its node ``info_node``)."""
@@ -134,6 +132,22 @@ def stacked(pack: tuple[int, ...], drawn: Sequence[int], top: int) -> tuple[int,
     return (*pack[:top], *drawn, *rest)
 
 
+def unseen_stock(game: Game, pack: tuple[int, ...], drawn: Sequence[int], top: int) -> list[int]:
+    """The cards a draw from ``game``'s stock can give (chance's outcomes, R5.3, R11): the stock cards
+    of ``pack`` (its cards from ``top`` on) that nobody has drawn yet, in pack order."""
+    return [c for c in pack[top:] if c not in drawn and c in game.stock]
+
+
+def replayed(game: SmallGame, pack: tuple[int, ...], drawn: Sequence[int], actions: Sequence[int],
+             top: int) -> Game:
+    """``game`` dealt from ``pack`` with ``drawn`` on the top of its stock, ``actions`` taken: a
+    position again after chance has drawn a card (the engine draws from the pack it was dealt)."""
+    engine = game.new_game(stacked(pack, drawn, top))
+    for action in actions:
+        engine.apply(action)
+    return engine
+
+
 class _Builder:
     """The walk: nodes appended in depth-first order, then sorted into levels."""
 
@@ -169,8 +183,7 @@ class _Builder:
         legal = tuple(game.legal_actions())
         self.infoset[node] = self.information_state(game, seat, legal, node, depth)
         for action in legal:
-            unseen = ([c for c in pack[self.top:] if c not in drawn and c in game.stock]
-                      if draws_card(game, action) else [])
+            unseen = unseen_stock(game, pack, drawn, self.top) if draws_card(game, action) else []
             if not unseen:
                 child = game.clone()
                 child.apply(action)
@@ -178,9 +191,7 @@ class _Builder:
                 continue
             draw = self.add(node, depth + 1, action, 1.0, CHANCE)  # R5.3: the card drawn is chance's
             for card in unseen:
-                child = self.game.new_game(stacked(pack, (*drawn, card), self.top))
-                for earlier in actions:
-                    child.apply(earlier)
+                child = replayed(self.game, pack, (*drawn, card), actions, self.top)
                 assert child.stock[-1] == card
                 child.apply(action)
                 self.visit(child, draw, depth + 2, card, 1.0 / len(unseen), pack, (*drawn, card),

@@ -19,7 +19,7 @@ import pyspiel
 
 from ..cards import CARDS
 from ..engine.actions import NUM_ACTIONS, describe_action
-from ..game_tree import draws_card, info_key, stacked, stock_top
+from ..game_tree import draws_card, info_key, replayed, stock_top, unseen_stock
 from ..small_game import SMALL_GAMES, SmallGame
 
 
@@ -129,7 +129,7 @@ class SmallCommerceState(pyspiel.State):
 
     def _unseen(self) -> list[int]:
         p, game = self._p, self.get_game()
-        return [c for c in game.deals[p.deal][game.top:] if c not in p.drawn and c in p.engine.stock]
+        return unseen_stock(p.engine, game.deals[p.deal], p.drawn, game.top)
 
     def current_player(self) -> int:
         p = self._p
@@ -159,9 +159,7 @@ class SmallCommerceState(pyspiel.State):
             p.engine = game.small.new_game(game.deals[action])
         elif p.waiting is not None:  # the card drawn: the deal again with it on the stock
             p.drawn += (action,)
-            engine = game.small.new_game(stacked(game.deals[p.deal], p.drawn, game.top))
-            for earlier in p.actions:
-                engine.apply(earlier)
+            engine = replayed(game.small, game.deals[p.deal], p.drawn, p.actions, game.top)
             engine.apply(p.waiting)
             p.actions += (p.waiting,)
             p.engine, p.waiting = engine, None
