@@ -252,8 +252,7 @@ class _Memories:
 
     def __init__(self, game: Game):
         record, start = game.record, game.deal_start - 1  # the deal's entry: only this deal is remembered
-        if not 0 <= start < len(record):
-            start = 0
+        start = min(max(start, 0), len(record))  # past the end: a state before its deal's entry, nothing yet
         self.done, self.last, self.previous = start, record[start - 1] if start else None, None
         self.seats: list[DealMemory | None] = [None] * game.num_players  # None: nothing to remember yet
 

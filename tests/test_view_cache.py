@@ -21,7 +21,7 @@ from bisect import bisect_left
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import game_setups, option_sets, setup_game
 
@@ -292,3 +292,32 @@ def test_a_view_and_an_observation_cost_no_more_late_in_a_long_deal():
     assert game.deals_dealt == 1 and not game.over
     late = window()
     assert late < 1.5 * early, (early, late)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=game_setups(max_rounds=3), moves=st.integers(0, 30), play=st.integers(0, 2**32 - 1))
+def test_a_game_cut_back_to_before_its_deal_remembers_nothing_of_the_deal(setup, moves, play):  # R11
+    """``agents.belief.before_deal`` keeps the deal's start past the end of a record cut before the deal's
+    entry: what each seat remembers of the deal is then nothing, kept or recomputed (it read the whole
+    match's last deal before)."""
+    from agents.belief import before_deal
+
+    game = setup_game(setup)
+    rng = random.Random(play)
+    first_deal = game.deal_start
+    for _ in range(5000):  # into a later deal, whose cut-back record holds the deal before it
+        if game.over or game.awaiting_pack or game.deal_start > first_deal:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    for _ in range(moves):
+        if game.over or game.awaiting_pack:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    assume(not game.over and not game.awaiting_pack)
+    cut = before_deal(game)
+    kept = knowledge.deal_memories(cut)
+    for seat in range(cut.num_players):
+        gave, discarded = knowledge.deal_memory(cut, seat)
+        memory = kept[seat]
+        assert (list(memory.gave_once) if memory else []) == list(dict.fromkeys(gave))
+        assert (list(memory.discarded_once) if memory else []) == list(dict.fromkeys(discarded))
