@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.base import PHASES, Game
-from ..knowledge import deal_memory, public_places, seat_record
+from ..knowledge import deal_memories, public_places, seat_record
 from . import row as K  # noqa: N812 - the row's names read as K.G_PHASE
 from .game import legal_mask
 
@@ -148,13 +148,15 @@ def _write_knowledge(game: Game, row: list[int], p: Sequence[int]) -> None:
     n = game.num_players
     bits, known = p[K.P_MEMORY_AT], p[K.P_KNOWN_AT]
     sets = len(K.MEMORY_SETS)
+    memories = deal_memories(game)  # every seat's, the deal read once (and kept on the game, as encode keeps it)
     for seat in range(n):
-        gave, discarded = deal_memory(game, seat)
-        left = game.left_of(seat) if seat in game.position else -1
-        for card, to in gave:
-            row[bits + sets * seat + (K.B_GAVE_LEFT if to == left else K.B_GAVE_RIGHT)] |= 1 << card
-        for card in discarded:
-            row[bits + sets * seat + K.B_DISCARDED] |= 1 << card
+        memory = memories[seat]
+        if memory is not None:
+            left = game.left_of(seat) if seat in game.position else -1
+            for card, to in memory.gave_once:
+                row[bits + sets * seat + (K.B_GAVE_LEFT if to == left else K.B_GAVE_RIGHT)] |= 1 << card
+            for card in memory.discarded_once:
+                row[bits + sets * seat + K.B_DISCARDED] |= 1 << card
         deal = seat_record(game, seat, game.deal_start - 1)
         for card, holder in public_places(deal, seat).items():
             row[known + seat * n + holder] |= 1 << card  # cards are 0..51: any int64 holds the bits
