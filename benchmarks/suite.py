@@ -352,6 +352,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
+PUBLISHED = ROOT / "docs" / "benchmark"  # the reports docs/benchmark.md and the README's headline are made from
+QUICK_OUT = Path("runs") / "benchmark_quick"
 README_START, README_END = "<!-- benchmark-headline:start -->", "<!-- benchmark-headline:end -->"
 
 
@@ -400,14 +402,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-only", action="store_true",
                         help="replay only the built-in table; keep each variant's saved model games")
     parser.add_argument("--models", default=str(ROOT / "models"), help="folder of the shipped models")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "benchmark"), help="folder for the arena reports")
-    parser.add_argument("--markdown", default=str(ROOT / "docs" / "benchmark.md"))
-    parser.add_argument("--readme", default=str(ROOT / "README.md"),
-                        help="README whose headline block (between its markers) gets the headline")
+    parser.add_argument("--out", help=f"folder for the arena reports (default {PUBLISHED.relative_to(ROOT)}; "
+                        f"with --quick {QUICK_OUT})")
+    parser.add_argument("--markdown", help="the page to write (default: docs/benchmark.md for the published "
+                        "reports, else benchmark.md in --out)")
+    parser.add_argument("--readme", help="README whose headline block (between its markers) gets the headline "
+                        "(default: README.md for the published reports, else none)")
     parser.add_argument("--write-only", action="store_true",
                         help="play nothing: rewrite the page and the README headline from the saved sections")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    # Only a full run into the published folder rewrites the published page and the README's headline:
+    # a quick run or another --out writes its page beside its reports and leaves them alone.
+    args.out = args.out or str(QUICK_OUT if args.quick else PUBLISHED)
+    published = Path(args.out).resolve() == PUBLISHED.resolve()
+    page = ROOT / "docs" / "benchmark.md" if published else Path(args.out) / "benchmark.md"
+    args.markdown = args.markdown or str(page)
+    if args.readme is None and published:
+        args.readme = str(ROOT / "README.md")
     if args.model_only and args.table_only:
         parser.error("--model-only and --table-only: each replays what the other keeps; give one")
     out = Path(args.out)
@@ -424,10 +436,12 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "suite.json").write_text(json.dumps(portable(report), indent=2) + "\n")
     sections = saved_sections(out)
+    Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
     Path(args.markdown).write_text(markdown(sections, out, Path(args.markdown).parent))
-    if not update_readme(Path(args.readme), sections):
+    if args.readme and not update_readme(Path(args.readme), sections):
         print(f"{args.readme}: no headline markers, left as it is", file=sys.stderr)
-    print(f"wrote {args.markdown} and {args.out}/", file=sys.stderr)
+    print(f"wrote {args.markdown} and {args.out}/" + (f" and {args.readme}'s headline" if args.readme else ""),
+          file=sys.stderr)
     return 0
 
 

@@ -211,3 +211,18 @@ def test_a_part_kept_from_another_release_is_flagged_with_the_command_that_plays
     same = suite.kept_part({**made, "versions": now}, now, "The built-in table is the one", "the model",
                            "--variants widow --table-only")
     assert "Made with" not in same and "the same versions" in same
+
+
+def test_a_run_into_another_folder_leaves_the_published_page_and_the_readme_alone(tmp_path):
+    """A page made from reports outside docs/benchmark goes beside them; the README's headline and
+    docs/benchmark.md are only rewritten from the published reports."""
+    import shutil
+
+    out = tmp_path / "mine"
+    (out / "trade_barter").mkdir(parents=True)
+    shutil.copy(suite.PUBLISHED / "trade_barter" / "section.json", out / "trade_barter" / "section.json")
+    readme, page = suite.ROOT / "README.md", suite.ROOT / "docs" / "benchmark.md"
+    before = readme.read_bytes(), page.read_bytes()
+    assert suite.main(["--write-only", "--out", str(out)]) == 0
+    assert (readme.read_bytes(), page.read_bytes()) == before
+    assert "trade_barter" in (out / "benchmark.md").read_text()
