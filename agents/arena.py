@@ -256,8 +256,8 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num
     for spec in lineup:  # fail early on a bad name or model, before any process starts
         if isolate and holds_module_agent(spec):
             check_spec(spec)  # a user's module is imported in its seats' processes only, never here
-        else:
-            build_agent(spec)
+        elif not isinstance(spec, Agent):  # a model is checked against this game: variant and players
+            make_agent(spec, variant=variant, num_players=num_players)
     per_group = len(seatings(table))
     groups = math.ceil(games / per_group)
     if out_dir is not None:

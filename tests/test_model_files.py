@@ -208,3 +208,16 @@ def test_a_model_json_with_a_narrowed_exchange_mask_is_refused_naming_the_field(
     _edit_meta(folder, exchange="expected_value")
     with pytest.raises(ValueError, match="exchange 'expected_value'"):
         load_agent(folder)
+
+
+def test_the_arena_refuses_a_model_of_another_player_count_before_it_plays(model_dir, capsys):
+    """Bad input, not an agent's crash: a clear error naming the model and its player count, no traceback."""
+    from agents import run_arena
+    from training.cli import main as cli
+
+    with pytest.raises(ValueError, match="3 players, not 4"):
+        run_arena([f"model:{model_dir}", "greedy"], num_players=4, games=4, progress=False)
+    assert cli(["arena", "--players", "4", "--agents", f"model:{model_dir},greedy", "--games", "4",
+                "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "3 players, not 4" in error and "Traceback" not in error
