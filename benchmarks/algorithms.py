@@ -135,8 +135,39 @@ def maskable_ppo(run: Run) -> None:
     env.close()
 
 
+def rllib_ppo(run: Run) -> None:
+    """RLlib's PPO in self-play (its multi-agent API, a local Ray instance): every seat of an episode is the
+    learning policy but for a fifth of the seats, drawn per episode, played by ``greedy``; an env step is
+    any seat's decision.  The learning policy is saved at each checkpoint in the safe format."""
+    from agents.model_files import save_model
+    from agents.ray_connect import connect, shutdown
+    from training.rllib_config import validate
+    from training.rllib_train import algorithm_config, policy_agent, sampled_steps
+
+    config = validate({"backend": "rllib", "name": f"rllib_ppo_{run.variant}", "seed": run.seed,
+                       "output": str(run.folder), "env": {"variant": run.variant, "num_players": NUM_PLAYERS,
+                                                          "features": FEATURES},
+                       "league": {"shared": 0.8, "heuristics": {"greedy": 0.2}},
+                       "ray": {"num_cpus": 2, "num_env_runners": 1, "num_envs_per_env_runner": 8},
+                       "policy": {"net_arch": [128, 128], "activation": "tanh"}}, "rllib_ppo")
+    started = connect(None, config.ray.num_cpus)
+    try:
+        algo = algorithm_config(config).build_algo()
+        steps, next_checkpoint = 0, run.every
+        while steps < run.budget:
+            steps = max(sampled_steps(algo.train()), steps)
+            if steps >= next_checkpoint or steps >= run.budget:
+                while next_checkpoint <= steps:
+                    next_checkpoint += run.every
+                _, weights, meta = policy_agent(algo, config, steps)
+                run.checkpoint(steps, save_model(run.folder / "checkpoints" / f"step_{steps}", weights, meta))
+        algo.stop()
+    finally:
+        shutdown(started)
+
+
 ALGORITHMS: dict[str, Callable[[Run], None]] = {"ppo": single_file_ppo, "maskable_ppo": maskable_ppo,
-                                                 "dqn": single_file_dqn, "nfsp": openspiel_nfsp}
+                                                 "dqn": single_file_dqn, "nfsp": openspiel_nfsp, "rllib_ppo": rllib_ppo}
 
 
 # ------------------------------------------------------------------ measuring

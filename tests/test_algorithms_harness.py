@@ -64,3 +64,15 @@ def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys, algorithm):
     steps = [json.loads(line)["steps"] for line in curve.splitlines()]
     assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_192  # measured along the way and at the end
     assert report(tmp_path / "nothing", ["ppo"], ["widow"], plots=False) == ["no finished run in the cache yet"]
+
+
+@pytest.mark.ray
+def test_rllib_ppo_is_measured_at_its_checkpoints(tmp_path):
+    pytest.importorskip("ray.rllib")
+    cell = algorithms.run_cell("rllib_ppo", "trade_barter", 0, 8_000, 4, tmp_path / "scratch", tmp_path / "results",
+                               ("random",))
+    curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines()]
+    steps = [p["steps"] for p in curve]
+    assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_000
+    assert all(set(p["margins"]) == {"random"} for p in curve)
+    assert json.loads((cell / "run.json").read_text())["budget"] == 8_000

@@ -259,7 +259,8 @@ def _log(writer: Any, result: dict[str, Any], steps: int) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------ train
-def _steps(result: dict[str, Any]) -> int:
+def sampled_steps(result: dict[str, Any]) -> int:
+    """The env steps sampled so far, from the result of ``algo.train()``."""
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
     return int(result.get(ENV_RUNNER_RESULTS, {}).get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
@@ -319,7 +320,7 @@ def _train(config: RLlibConfig, run: RunFolder, resume: bool, quiet: bool) -> di
         while state["steps"] < training.total_timesteps and (limit is None or elapsed() < limit * 60):
             # ---- one PPO iteration: sample on the env runners, update on the learner
             result = algo.train()
-            state["steps"] = max(_steps(result), state["steps"])
+            state["steps"] = max(sampled_steps(result), state["steps"])
             state["iterations"] += 1
             scalars = _log(writer, result, state["steps"])
             if training.progress_bar and not quiet:
