@@ -34,6 +34,8 @@ PARTLY = 10  # the iterations of "a partly converged CFR policy"
 POLICIES = ("random", "greedy", "expected_value")
 TARGET = 0.01  # NashConv below this share of the game's value range
 LEARNED = "small_game_learned.json"  # python -m training.exploit_small --output <out>/small_game_learned.json
+SEARCHED = "small_game_search.json"  # the same with --method search
+SEARCHED = "small_game_search.json"  # the same with --method search
 
 
 def solve(tree: GameTree, iterations: int, cache: Path) -> tuple[CFRPlus, list[dict[str, Any]], np.ndarray | None]:
@@ -92,8 +94,10 @@ def _cards(cards: Any) -> list[str]:
     return [str(CARDS[c]) for c in cards]
 
 
-def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any] | None = None) -> str:
-    """The section of docs/benchmark.md; ``learned``: ``python -m training.exploit_small``'s reports, if made."""
+def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any] | None = None,
+             searched: dict[str, Any] | None = None) -> str:
+    """The section of docs/benchmark.md; ``learned`` and ``searched``: ``python -m training.exploit_small``'s
+    reports (learned and ``--method search``), if made."""
     lines = ["## Exploitability: a small game solved exactly", "",
              "Exploitability is what a best response gains against a policy. In the full games it can only be "
              "bounded from below (a learned or a search best response finds *a* deviation); in a game small "
@@ -146,16 +150,26 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
             lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | {reach} | "
                          f"{report['learned_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
                          f"{report['steps']:,} |")
-        def which(reached: bool) -> str:
-            by_game: dict[str, list[str]] = {}
-            for r in learned["reports"]:
-                if (r["share"] >= TARGET_SHARE) == reached:
-                    by_game.setdefault(r["variant"], []).append(r["agent"])
-            return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
-
-        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against {which(True)}. "
-                  f"It falls short against {which(False)}; a negative gain is a learner that does worse in a seat "
-                  "than the policy itself.", ""]
+        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against "
+                  f"{_which(learned, True)}. It falls short against {_which(learned, False)}; a negative gain is a "
+                  "learner that does worse in a seat than the policy itself.", ""]
+    if searched:
+        lines += ["### A search best response checked against the exact one", "",
+                  "The search best response (`commerce exploit --method search`: `search` in one seat, its worlds "
+                  "weighted by how likely the policy's choices were in each, its rollouts playing the policy in the "
+                  "other seat and greedy in its own), measured exactly: its choice at every information state of "
+                  "its seat, over the whole tree, against the policy. It needs no training; it plays from the seat "
+                  f"view, which tells apart every state its seat can. Made by `{searched['command']}`.", "",
+                  "| game | policy | exact best response's gain | search | search / exact | as dealer | as eldest | "
+                  "worlds | ms a decision |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for report in searched["reports"]:
+            seats = [f"{mine:.3f} of {best:.3f}" for mine, best in
+                     zip(report["seats"], report["exact_seats"], strict=True)]
+            lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | "
+                         f"{report['search_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
+                         f"{report['worlds']} | {report['ms_per_decision']:.1f} |")
+        lines += ["", f"The search best response reaches {TARGET_SHARE:.0%} of the exact gain against "
+                  f"{_which(searched, True)}. It falls short against {_which(searched, False)}.", ""]
     lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
               "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
@@ -163,8 +177,17 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
     return "\n".join(lines)
 
 
-def _learned(out: Path) -> dict[str, Any] | None:
-    path = out / LEARNED
+def _which(made: dict[str, Any], reached: bool) -> str:
+    """The policies whose best response reached (or not) the target share, by game."""
+    by_game: dict[str, list[str]] = {}
+    for report in made["reports"]:
+        if (report["share"] >= TARGET_SHARE) == reached:
+            by_game.setdefault(report["variant"], []).append(report["agent"])
+    return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
+
+
+def _saved(out: Path, name: str) -> dict[str, Any] | None:
+    path = out / name
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -184,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (out / "small_game.json").is_file():
             parser.error(f"--write-only: no {out / 'small_game.json'} to write from")
         saved = json.loads((out / "small_game.json").read_text())
-        atomic_write(out / "small_game.md", markdown(saved["results"], saved["command"], _learned(out)))
+        atomic_write(out / "small_game.md", markdown(saved["results"], saved["command"], _saved(out, LEARNED),
+                                                     _saved(out, SEARCHED)))
         return 0
     command = "python -m benchmarks.small_game" + (f" --iterations {args.iterations}" if args.iterations != 300 else "")
     results = [run_variant(v, args.iterations, Path(args.cache) / v) for v in args.variants]
@@ -192,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write(out / "small_game.json", json.dumps({"command": command, "results": results}, indent=2) + "\n")
     curves = {r["variant"]: {"value_range": r["value_range"], "curve": r["cfr_curve"]} for r in results}
     atomic_write(out / "small_game_cfr.json", json.dumps(curves, indent=2) + "\n")
-    atomic_write(out / "small_game.md", markdown(results, command, _learned(out)))
+    atomic_write(out / "small_game.md", markdown(results, command, _saved(out, LEARNED), _saved(out, SEARCHED)))
     print(f"wrote {out / 'small_game.json'}, small_game_cfr.json and small_game.md", file=sys.stderr)
     return 0
 

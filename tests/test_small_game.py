@@ -112,3 +112,19 @@ def test_the_benchmark_page_includes_the_small_games_section(tmp_path):
     page = markdown({}, out, tmp_path / "docs")
     assert "## Exploitability: a small game solved exactly" in page
     assert "[curves](benchmark/small_game_cfr.json)" in page
+
+
+def test_the_small_games_section_says_which_best_responses_reach_the_target():
+    from benchmarks.small_game import _which, markdown
+
+    def report(agent, share, **extra):
+        return {"variant": "trade_barter", "agent": agent, "exact_gain": 0.5, "exact_seats": [0.4, 0.6],
+                "share": share, "seats": [0.4 * share, 0.6 * share], **extra}
+
+    searched = {"command": "python -m training.exploit_small --method search",
+                "reports": [report("greedy", 0.95, search_gain=0.475, worlds=24, ms_per_decision=3.0),
+                            report("random", 0.5, search_gain=0.25, worlds=24, ms_per_decision=3.0)]}
+    page = markdown([], "python -m benchmarks.small_game", searched=searched)
+    assert "### A search best response checked against the exact one" in page
+    assert "| trade_barter | greedy | 0.5000 | 0.4750 | 95% |" in page
+    assert _which(searched, True) == "trade_barter: greedy" and _which(searched, False) == "trade_barter: random"
