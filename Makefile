@@ -9,7 +9,7 @@ EXTRAS = train,dev,bench,render,web,video,distributed,openspiel,vector,torchrl
 # What `make demo` needs and no more: training (torch, SB3) and the batched engine (numba).
 DEMO_EXTRAS = train,vector
 
-.PHONY: install demo test test-ray test-research bench lint
+.PHONY: install demo test test-ray test-research bench lint check clean-kernels
 install:
 	$(PYTHON) -m pip install -q -e ".[$(EXTRAS)]"
 
@@ -34,3 +34,11 @@ bench: install
 
 lint:
 	$(PYTHON) -m ruff check .
+
+# The engines' tests without installing anything: the readable and batched engines, the rules, the mirror.
+check:
+	$(PYTHON) -m pytest -q -n 2 tests/test_rules_*.py tests/test_vector_*.py tests/test_compiled_cache.py
+
+# The compiled kernels' folders (commerce_env/vector/compiled.py): the next process compiles afresh.
+clean-kernels:
+	$(PYTHON) -m commerce_env.vector.compiled --clean

@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.rules import Rules
 from commerce_env.vector import UniformRandom, access
+from commerce_env.vector.compiled import inlined, kernel
 
 from .base import Agent
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_actions, greedy_move
@@ -61,7 +61,7 @@ class BatchedAgent:
 KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def random_legal_action(rows, g, masks):
     """The random policy's move in game ``g``: a uniform draw among its legal actions (``masks[g]``)
     from the game's own generator, so a game's play does not depend on the other games; -1 if none.
@@ -79,7 +79,7 @@ def random_legal_action(rows, g, masks):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barters, earned, fresh, redealt,
                    end_when_out):
     """Compiled opponents (random, greedy) move in every game of ``state`` (a

@@ -29,12 +29,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from commerce_env.engine.base import Game
 from commerce_env.engine.determinize import TIME_LIMIT
 from commerce_env.rules import UNTIL_OUT, Rules
 from commerce_env.vector import BatchEngine, access
+from commerce_env.vector.compiled import kernel
 from commerce_env.view import SeatView
 
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_move
@@ -44,7 +44,7 @@ MAX_ACTIONS = 2000  # per rollout, as the readable rollout's cap (a deal ends lo
 MAX_ROWS = 8192  # rollouts played at once: at most some 40 MB of rows with 12 players, 16 MB with 4
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _greedy_to_deal_end(state, pips, ship, firsts, thresholds, barters, games, max_actions):
     """Each of ``games`` (in ``state``, a :class:`commerce_env.vector.access.KernelState`) takes its
     first action ``firsts[k]``, then every player follows the greedy policy (``thresholds[k]``,

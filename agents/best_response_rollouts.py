@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from commerce_env.engine.actions import EXCHANGE
 from commerce_env.engine.base import DEAL, SHOW, Game
 from commerce_env.vector import access
+from commerce_env.vector.compiled import kernel
 from commerce_env.vector.determinize import chosen_positions, compiles, sample_places
 from commerce_env.vector.python_random import shuffled_copies
 from commerce_env.view import SeatView
@@ -40,7 +40,7 @@ from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice, greedy_move
 __all__ = ["weighed_batched"]
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_actions, waiting):
     """Each of ``games`` (in ``state``, a :class:`commerce_env.vector.access.KernelState`) takes
     ``firsts[k]``, then its seats play by ``kinds[seat]`` (random, or greedy at ``thresholds[seat]``
@@ -73,7 +73,7 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _replay_rows(state, pips, ship, places, actors, codes, bases, seconds, firsts, me, kind, threshold, barter,
                  actions, weights, misses, move):
     """Step each of ``places`` through the deal's actions: step ``j`` by seat ``actors[j]``, named as

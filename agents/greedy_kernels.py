@@ -12,7 +12,6 @@ agent, so neither depends on the other.  Needs the ``vector`` extra (numba).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from commerce_env.cards import RANK_PIPS
 from commerce_env.engine.actions import (
@@ -33,6 +32,7 @@ from commerce_env.engine.actions import (
 from commerce_env.hands import table_index  # compiled as it is (commerce_env.vector registers it)
 from commerce_env.vector import access
 from commerce_env.vector.access import HORSE, LAST_EXCHANGE, REPLY, STAND_CHOICE, WIDOW_CHOICE
+from commerce_env.vector.compiled import inlined, kernel
 
 PIPS = np.asarray(RANK_PIPS, dtype=np.int64)  # the pips of each rank, for keep_score
 
@@ -44,7 +44,7 @@ def flush_ends_deal(engine) -> bool:
     return ENGINES[engine.rules.variant].flush_ends_deal
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def keep_score(a, b, ship, pips):
     """``agents.heuristics.keep_score``: how promising two kept cards are."""
     pa, pb = pips[a >> 2], pips[b >> 2]
@@ -56,7 +56,7 @@ def keep_score(a, b, ship, pips):
     return max(pa, pb)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def worst_slot(a, b, c, ship, pips):
     """The slot of the card whose loss leaves the most promising two cards (first of equals)."""
     s0, s1, s2 = keep_score(b, c, ship, pips), keep_score(a, c, ship, pips), keep_score(a, b, ship, pips)
@@ -65,7 +65,7 @@ def worst_slot(a, b, c, ship, pips):
     return 1 if s1 >= s2 else 2
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, ship, barter):
     """``agents.heuristics.greedy_choice`` for one hand ``a b c``, table ``t0 t1 t2`` and mask row ``r``;
     ``ship``: the variant's ``flush_ends_deal`` (R7.4's values)."""
@@ -111,7 +111,7 @@ def greedy_choice(a, b, c, t0, t1, t2, phase, masks, r, keys, pips, threshold, s
     return stop
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def greedy_move(rows, g, params, keys, masks, pips, seat, threshold, ship, barter):
     """:func:`greedy_choice` for ``seat`` to act in game ``g`` of a batched engine's kernel state
     (:mod:`commerce_env.vector.access`): the move of the compiled loops that play it.  Inlined,
@@ -121,7 +121,7 @@ def greedy_move(rows, g, params, keys, masks, pips, seat, threshold, ship, barte
     return greedy_choice(c0, c1, c2, t0, t1, t2, access.phase(rows, g), masks, g, keys, pips, threshold, ship, barter)
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def greedy_actions(hands, tables, phases, masks, keys, pips, threshold, ship, barter):
     """:func:`greedy_choice` for each row of ``hands``, ``tables``, ``phases`` and ``masks``."""
     out = np.empty(len(phases), np.int64)

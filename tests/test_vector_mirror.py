@@ -137,7 +137,9 @@ PUBLIC_VECTOR = {("commerce_env.vector", "BatchEngine"), ("commerce_env.vector",
                  ("commerce_env.vector.determinize", "compiles"),
                  ("commerce_env.vector.python_random", "shuffled_copies"),
                  ("commerce_env.vector.features", "batch_feature_builders"),
-                 ("commerce_env.vector.features", "with_features")}
+                 ("commerce_env.vector.features", "with_features"),
+                 # how every kernel is compiled and cached (agents' compiled loops too)
+                 ("commerce_env.vector.compiled", "kernel"), ("commerce_env.vector.compiled", "inlined")}
 
 
 def _public(module: str, name: str) -> bool:

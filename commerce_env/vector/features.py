@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from ..engine import ENGINES
 from ..features import HandStrength
 from ..rules import Rules
+from .compiled import kernel
 from .hands import category_index, table_index  # R2's functions, compiled as they are
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _hand_strength(obs, out, keys, percentile, opponents, ship, hand_at, table_at, discarded_at):
     seen = np.zeros(52, np.bool_)
     hand = np.empty(3, np.int64)

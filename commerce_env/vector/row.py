@@ -24,23 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..cards import DECK_SIZES
 from ..engine.phases import PHASES
 from ..options import DEALER_PAYS, DISCARDS, MATCH_ENDS, REWARDS, TIE_BREAKS, UNTIL_OUT, Rules
-
-# Every kernel is compiled so: cached on disk (only the first process after an install compiles;
-# numba checks a cached function against its own file only, see docs/architecture.md), and
-# error_model="numpy": no division-by-zero checks on the many // and % (no divisor here is zero).
-kernel = njit(cache=True, error_model="numpy")
-# The same, inlined into each caller by numba: for the variants' hooks and their switches, the short
-# steps that sequence a deal, the reads of commerce_env.vector.access, and the small steps of a turn
-# (knowledge updates, turns passed, payments): as calls they cost the engine's split into modules some
-# 15-20% of its speed, and each call counts a reference (an atomic add) on every array it is given,
-# which for these was a third of a search rollout's time.  Not for the big functions (settling a deal,
-# dealing one): inlined at every call site, they multiply the first compile's time.
-inlined = njit(cache=True, error_model="numpy", inline="always")
+from .compiled import inlined, kernel  # noqa: F401 - the kernels' decorators, imported from here by the engine
 
 GAME_FIELDS = (  # (name, what it holds): the row's first columns
     ("phase", "the phase: its index in engine/phases.py's PHASES"),
