@@ -89,22 +89,16 @@ def test_the_warm_up_plays_a_small_copy_of_the_env_and_closes_it():
     assert len(made) == 1 and made[0].env.closed
 
 
-def test_a_cache_under_numba_cache_dir_counts(tmp_path, monkeypatch):
+def test_the_notice_is_shown_until_the_step_kernel_is_cached(tmp_path):
     pytest.importorskip("numba")
-    import numba
-
     from commerce_env.vector import kernels
+    from commerce_env.vector.compiled import KERNEL_FOLDER
     from training.vec_env import first_compile_notice
 
-    assert first_compile_notice() is None  # this process compiled (and cached) the kernels beside the code
-    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
-    assert "numba" in first_compile_notice()  # a cache beside the code does not count: numba reads only here
-    monkeypatch.setattr(kernels, "__file__", str(tmp_path / "install" / "kernels.py"))
-    assert "numba" in first_compile_notice()
-    mirrored = Path(tmp_path / "cache").joinpath(*(tmp_path / "install").resolve().parts[1:])
-    mirrored.mkdir(parents=True)
-    (mirrored / "kernels.step_games-12.py311.nbi").write_bytes(b"")
-    assert first_compile_notice() is None
+    assert Path(kernels.step_games._cache._cache_path).is_relative_to(KERNEL_FOLDER)  # where it looks by default
+    assert "numba" in first_compile_notice(tmp_path)  # nothing cached there yet
+    (tmp_path / "kernels.step_games-12.py311.nbi").write_bytes(b"")
+    assert first_compile_notice(tmp_path) is None
 
 
 @pytest.mark.parametrize("command", ["train", "demo"])

@@ -12,6 +12,7 @@ later deal (``"deal_ended"``, :mod:`training.deal_episodes`); where it ended, th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,21 +101,15 @@ class BatchVecEnv(VecEnv):
         return np.asarray(indices)
 
 
-def first_compile_notice() -> str | None:
-    """A line to print before the batched engine's first use after an install, when numba compiles
-    it (the kernels are cached on disk, ``cache=True``: later processes load them in a second); the
-    cache is beside the code, or under ``NUMBA_CACHE_DIR`` when that is set."""
-    from pathlib import Path
-
-    import numba
-
+def first_compile_notice(folder: Path | None = None) -> str | None:
+    """A line to print before the batched engine's first use after an install or an edit, when numba
+    compiles it (the kernels are cached on disk: later processes load them in a second); ``folder``:
+    where the engine's step kernel is cached (default: the folder :mod:`commerce_env.vector.compiled`
+    gave it)."""
     from commerce_env.vector import kernels
 
-    source = Path(kernels.__file__).resolve().parent
-    cache = source / "__pycache__"
-    if numba.config.CACHE_DIR:  # then numba caches only there, under the source folder's absolute path
-        cache = Path(numba.config.CACHE_DIR).joinpath(*source.parts[1:])
-    if any(cache.glob("kernels.step_games-*.nbi")):
+    folder = Path(kernels.step_games._cache._cache_path) if folder is None else folder
+    if any(folder.glob("kernels.step_games-*.nbi")):
         return None
     return "Compiling the batched engine with numba (once per install; later runs load it from the cache):"
 
