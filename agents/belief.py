@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from commerce_env.engine.actions import ACTION_KINDS, EXCHANGE, GIVE, OFFER, READY_MONEY
-from commerce_env.engine.base import DEAL, SHOW, Game
+from commerce_env.engine.base import DEAL, HORSE, SHOW, Game
 from commerce_env.engine.snapshots import Lineage
 from commerce_env.view import seat_view
 
@@ -50,7 +50,7 @@ def before_deal(world: Game) -> Game:
     The antes are given back (R4.2), and what the deal's actions paid (a ready money's counter to the
     dealer, R5.3) is found by replaying the deal once and given back too: each of those payments
     depends on who acted, which is public, not on what anyone held.  ``world`` is unchanged."""
-    if world.over or world.awaiting_pack:
+    if world.over or world.awaiting_pack or world.phase == HORSE:  # the horse comes after the deal (R9.4)
         raise ValueError("the world has no deal in play")
     game = world.clone()
     game.record = game.record[:game.deal_start - 1]

@@ -47,6 +47,7 @@ ALLOWED_EXTRAS: dict[str, tuple[str, ...]] = {
     "agents/ray_connect.py": ("distributed",),
     "training": ("train",),
     "training/vec_env.py": ("train", "vector"),  # the SB3 adapter over the batched engine
+    "training/nfsp.py": ("train", "openspiel"),  # OpenSpiel's NFSP on the pyspiel game
     # RLlib training (backend: rllib)
     **{f"training/rllib_{part}.py": ("train", "distributed") for part in ("config", "env", "modules", "train")},
     "benchmarks": ("bench",),

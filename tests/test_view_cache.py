@@ -28,7 +28,7 @@ from strategies import game_setups, option_sets, setup_game
 from commerce_env import knowledge, observation
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import KNOCK, PASS, STAND
-from commerce_env.engine.base import DEAL
+from commerce_env.engine.base import DEAL, HORSE
 from commerce_env.rules import VARIANTS, make_rules
 from commerce_env.view import SeatView, seat_view
 
@@ -314,6 +314,10 @@ def test_a_game_cut_back_to_before_its_deal_remembers_nothing_of_the_deal(setup,
             break
         game.apply(rng.choice(game.legal_actions()))
     assume(not game.over and not game.awaiting_pack)
+    if game.phase == HORSE:  # R9.4: offered after the deal's payments, so no deal is in play to cut back
+        with pytest.raises(ValueError, match="no deal in play"):
+            before_deal(game)
+        return
     cut = before_deal(game)
     kept = knowledge.deal_memories(cut)
     for seat in range(cut.num_players):
