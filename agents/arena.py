@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from commerce_env.engine import new_game
-from commerce_env.rules import Rules, make_rules
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, Rules, make_rules
 
 from .base import Agent
 from .boundary import AgentError, EngineGuard, seat_agent
@@ -181,7 +181,7 @@ def _check_names(lineup: Sequence[AgentSpec]) -> None:
                                      "its agents; agents with the same name are one agent: give it a name of its own")
 
 
-def run_arena(lineup: Sequence[AgentSpec], *, variant: str = "trade_barter", num_players: int = 4,
+def run_arena(lineup: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT, num_players: int = DEFAULT_PLAYERS,
               options: dict[str, Any] | None = None, deals: int | None = None, seed: int | None = None,
               workers: int = 1,
               duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
 DEFAULT_LINEUP = "search,expected_value,greedy,random"
 
 
@@ -55,8 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "own module:attribute (my_agents:MyAgent, imported from the current folder or PYTHONPATH), "
                        "arguments in brackets (search(worlds=96), model:models/widow(search=false)); "
                        "repeated to fill the seats")
-    arena.add_argument("--variant", default="trade_barter", choices=VARIANTS, help="the game (default trade_barter)")
-    arena.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    arena.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS,
+                   help=f"the game (default {DEFAULT_VARIANT})")
+    arena.add_argument("--players", type=int, default=DEFAULT_PLAYERS,
+                   help=f"players at the table (default {DEFAULT_PLAYERS})")
     arena.add_argument("--games", dest="games", type=int, default=1000,
                        help="games to play (each a deal, or a whole match when the rules play matches), "
                        "rounded up to whole duplicate groups")
@@ -251,7 +255,7 @@ def _table_for(opponents: list, variant: str | None, players: int | None) -> tup
             meta = read_meta(path)
             models[path] = (meta["variant"], meta["num_players"])
     if not models:
-        return variant or "trade_barter", players if players is not None else 1 + len(opponents)
+        return variant or DEFAULT_VARIANT, players if players is not None else 1 + len(opponents)
     if len(set(models.values())) > 1:
         raise ValueError("these models cannot play at one table: " + "; ".join(
             f"{path} plays {v} with {n} players" for path, (v, n) in models.items()))

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
 from .arena import AgentSpec, agent_names, run_arena
 from .specs import read_spec
 
 
-def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[AgentSpec], *, variant: str = "trade_barter",
-                   num_players: int = 4, options: dict[str, Any] | None = None, deals: int = 1000,
+def evaluate_agent(agent_or_spec: AgentSpec, opponents: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT,
+                   num_players: int = DEFAULT_PLAYERS, options: dict[str, Any] | None = None, deals: int = 1000,
                    seed: int = 0, workers: int = 1, progress: bool = False) -> dict:
     """The learner in one seat against ``opponents`` (repeated to fill the others), on duplicate deals.
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from commerce_env.game_tree import GameTree, build_tree, view_key
+from commerce_env.rules import DEFAULT_VARIANT
 from commerce_env.small_game import small_game
 from commerce_env.view import SeatView
 
@@ -47,7 +48,7 @@ def solve(variant: str, iterations: int, tree: GameTree | None = None) -> CFRPlu
     return solver
 
 
-def exact_gain(policy: PolicyLike, variant: str = "trade_barter", *, tree: GameTree | None = None) -> dict[str, Any]:
+def exact_gain(policy: PolicyLike, variant: str = DEFAULT_VARIANT, *, tree: GameTree | None = None) -> dict[str, Any]:
     """The exact best response to ``policy`` (``"random"``, an agent spec or object, a function of a
     seat view, a table: :func:`agents.exact.policy_table`) in ``variant``'s small game: for each
     seat the policy's return, the best response's and the gain; ``gain``, their mean over seats
@@ -58,7 +59,7 @@ def exact_gain(policy: PolicyLike, variant: str = "trade_barter", *, tree: GameT
     return result
 
 
-def responder_gain(policy: PolicyLike, responder: PolicyLike, variant: str = "trade_barter", *,
+def responder_gain(policy: PolicyLike, responder: PolicyLike, variant: str = DEFAULT_VARIANT, *,
                    tree: GameTree | None = None) -> dict[str, Any]:
     """What ``responder`` gains, exactly, playing one seat against ``policy`` in the others: for each
     seat its return there minus the policy's own, and the mean over seats (``gain``)."""

@@ -19,14 +19,15 @@ import numpy as np
 
 from commerce_env import observation as obs
 from commerce_env.engine.actions import NUM_ACTIONS
-from commerce_env.rules import make_rules
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, make_rules
 
 from .model_files import ACTIVATIONS, FEATURE_SIZES, _layer_names, check_hidden, make_meta, save_model
 
 TORCH_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
 
 
-def save_policy(folder: str | os.PathLike, network: Any, *, variant: str = "trade_barter", num_players: int = 4,
+def save_policy(folder: str | os.PathLike, network: Any, *, variant: str = DEFAULT_VARIANT,
+                num_players: int = DEFAULT_PLAYERS,
                 hidden: Sequence[int] | None = None, activation: str | None = None,
                 features: Sequence[str] = (), options: Mapping[str, Any] | None = None,
                 search: Mapping[str, Any] | None = None) -> Path:

@@ -16,13 +16,14 @@ from typing import Any
 
 from commerce_env.engine import new_game
 from commerce_env.replay import record_game, write_records
-from commerce_env.rules import make_rules
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, make_rules
 
 from . import arena
 
 
-def arena_games(lineup: Sequence[Any], count: int, *, variant: str = "trade_barter", num_players: int = 4,
-                options: dict[str, Any] | None = None, seed: int = 0, duplicate: bool = True) -> list[dict]:
+def arena_games(lineup: Sequence[Any], count: int, *, variant: str = DEFAULT_VARIANT,
+                num_players: int = DEFAULT_PLAYERS, options: dict[str, Any] | None = None, seed: int = 0,
+                duplicate: bool = True) -> list[dict]:
     """Records of the arena's first ``count`` games, in the arena's order (group by group)."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"the number of games to save must be a whole number >= 1, got {count!r}")

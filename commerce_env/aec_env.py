@@ -44,7 +44,7 @@ from .engine import IllegalActionError, new_game
 from .engine.actions import NUM_ACTIONS, BadActionError, action_from_text, describe_action
 from .engine.base import Game
 from .env_arguments import check_config, checked_illegal_action, checked_seed, reset_decks, reset_options
-from .rules import resolve_rules
+from .rules import DEFAULT_PLAYERS, resolve_rules
 from .view import SeatView, seat_view
 
 RESET_OPTIONS = ("deck", "decks", "dealer")
@@ -62,7 +62,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         self.rules, extra = resolve_rules(variant, check_config(config), options)
         if num_players is None:
-            num_players = extra.get("num_players", 4)
+            num_players = extra.get("num_players", DEFAULT_PLAYERS)
         self.rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"bad render_mode {render_mode!r}; choose from human, ansi, rgb_array or None")

@@ -119,11 +119,15 @@ def check_bounds(name: str, value: Any) -> int:
     return value
 
 
+DEFAULT_VARIANT = "trade_barter"  # the game when none is named
+DEFAULT_PLAYERS = 4  # the table when no player count is named
+
+
 @dataclass(frozen=True)
 class Rules:
     """Every option of one variant, with R12 defaults filled in (built by :func:`commerce_env.rules.make_rules`)."""
 
-    variant: str = "trade_barter"
+    variant: str = DEFAULT_VARIANT
     combinations: frozenset[str] = FOSTER_COMBINATIONS
     tie_break: str = "dealer"
     discard: str = "table"

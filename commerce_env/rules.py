@@ -16,6 +16,8 @@ from .hands import normalize_combinations
 from .options import (  # noqa: F401 - the names of the rules, re-exported
     ALL_COMBINATIONS,
     DEALER_PAYS,
+    DEFAULT_PLAYERS,
+    DEFAULT_VARIANT,
     DISCARDS,
     FOSTER_COMBINATIONS,
     MATCH_ENDS,
@@ -55,7 +57,7 @@ def _flag(name: str, value: Any) -> bool:
     raise ValueError(f"bad value {value!r} for option {name!r}; expected true/false (or 'on'/'off')")
 
 
-def make_rules(variant: str = "trade_barter", **options: Any) -> Rules:
+def make_rules(variant: str = DEFAULT_VARIANT, **options: Any) -> Rules:
     """Validated rules of ``variant`` with ``options`` over R12's defaults."""
     info = variant_info(variant)  # a ValueError naming an unknown variant
     allowed = info.all_options
@@ -131,7 +133,7 @@ def load_rules(path: str | Path) -> tuple[Rules, dict[str, Any]]:
         if not isinstance(key, str):
             raise ValueError(f"{path}: option names must be text, got {key!r}")
     extra = {k: data.pop(k) for k in ("num_players", "name", "description") if k in data}
-    variant = data.pop("variant", "trade_barter")
+    variant = data.pop("variant", DEFAULT_VARIANT)
     try:
         rules = make_rules(variant, **data)
         if "num_players" in extra:
@@ -155,7 +157,7 @@ def resolve_rules(variant: str | None, config: Any, options: dict[str, Any]) -> 
     Returns the rules and the config's other settings (``num_players`` ...).
     """
     if config is None:
-        return make_rules("trade_barter" if variant is None else variant, **options), {}
+        return make_rules(DEFAULT_VARIANT if variant is None else variant, **options), {}
     rules, extra = load_rules(config)
     if variant is not None and variant != rules.variant:
         raise ValueError(f"variant {variant!r} contradicts the config's variant {rules.variant!r}")

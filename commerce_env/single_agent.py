@@ -77,7 +77,7 @@ from .env_arguments import (
 from .features import FEATURES, HandStrength, append_features, feature_builders, feature_names  # noqa: F401
 from .opponents import OpponentPool
 from .policies import RandomPolicy, Resolver, is_policy, listens, resolve
-from .rules import resolve_rules
+from .rules import DEFAULT_PLAYERS, resolve_rules
 from .view import public_text, seat_view
 
 ENV_ID = GYM_ENV_ID
@@ -99,7 +99,7 @@ class CommerceEnv(gymnasium.Env):
                  config: Any = None, resolver: Resolver | None = None, end_when_out: bool = False,
                  **options: Any):
         rules, extra = resolve_rules(variant, check_config(config), options)
-        num_players = extra.get("num_players", 4) if num_players is None else num_players
+        num_players = extra.get("num_players", DEFAULT_PLAYERS) if num_players is None else num_players
         rules.check_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human, rgb_array or None")

@@ -37,6 +37,7 @@ from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from commerce_env.replay import parse_replay_text
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
 
 from .errors import BusyError, RequestError, quote, shorten
 from .opponents import choose, find_models
@@ -175,7 +176,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         if unknown:
             named = ", ".join(quote(name) for name in unknown[:3]) + (" and more" if len(unknown) > 3 else "")
             raise RequestError(f"unknown field {named}; send variant, players, seat, opponents, options and seed")
-        players, seat, seed = data.get("players", 4), data.get("seat", 0), data.get("seed")
+        players, seat, seed = data.get("players", DEFAULT_PLAYERS), data.get("seat", 0), data.get("seed")
         for name, value in (("players", players), ("seat", seat)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise RequestError(f"{name} must be a whole number, got {quote(value)}")
@@ -187,7 +188,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
                                f"or model:<name>, got {quote(specs)}")
         models = find_models(models_root)
         opponents = [choose(spec, models, extra) for spec in specs]
-        match = Match(data.get("variant", "trade_barter"), players, seat, opponents, data.get("options", {}), seed,
+        match = Match(data.get("variant", DEFAULT_VARIANT), players, seat, opponents, data.get("options", {}), seed,
                       agent_seconds=agent_seconds, clock=clock)
         key = store.add(request.remote_addr or "unknown", match)
         turns.play(match)

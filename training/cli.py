@@ -15,6 +15,8 @@ import random
 import sys
 from typing import Any
 
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
 # The subcommands come from the `commerce_rl.commands` entry points (pyproject.toml): each package
 # registers its own, so this module imports none of the packages beside or above it.
 COMMANDS_GROUP = "commerce_rl.commands"
@@ -97,8 +99,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("random-deal", help="play and print one deal between random players",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--variant", default="trade_barter", choices=VARIANTS, help="the game")
-    p.add_argument("--players", type=int, default=4, help="number of players")
+    p.add_argument("--variant", default=DEFAULT_VARIANT, choices=VARIANTS, help="the game")
+    p.add_argument("--players", type=int, default=DEFAULT_PLAYERS, help="number of players")
     p.add_argument("--seed", type=seed_type, default=0, help="the deal's seed")
     p.set_defaults(func=random_deal)
     wanted = (argv or [None])[0]

@@ -29,12 +29,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
 
 @dataclass
 class Args:
-    variant: str = "trade_barter"
+    variant: str = DEFAULT_VARIANT
     """the game"""
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     """players at the table"""
     opponents: list[str] = field(default_factory=lambda: ["greedy"])
     """batched agents in the other seats: random, greedy, model:<folder>"""

@@ -27,12 +27,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
 
 @dataclass
 class Args:
-    variant: str = "trade_barter"
+    variant: str = DEFAULT_VARIANT
     """the game"""
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     """players at the table (each an NFSP agent)"""
     seed: int = 0
     """the seed of the deals, the dealers and the networks"""

@@ -38,7 +38,7 @@ from commerce_env import observation as obs
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.features import append_features, feature_builders
-from commerce_env.rules import make_rules
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, make_rules
 from commerce_env.view import public_text, seat_view
 
 ENV_NAME = "commerce_turns"
@@ -65,8 +65,8 @@ class TurnBasedCommerceEnv(MultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
         config = dict(config or {})
-        self.rules = make_rules(config.get("variant", "trade_barter"), **dict(config.get("rules") or {}))
-        self.num_players = int(config.get("num_players", 4))
+        self.rules = make_rules(config.get("variant", DEFAULT_VARIANT), **dict(config.get("rules") or {}))
+        self.num_players = int(config.get("num_players", DEFAULT_PLAYERS))
         self.rules.check_players(self.num_players)
         self.features = list(config.get("features") or [])
         self._feature_builders = feature_builders(self.features, self.rules, self.num_players)

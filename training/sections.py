@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from commerce_env.features import FEATURES
-from commerce_env.rules import Rules, make_rules
+from commerce_env.rules import DEFAULT_VARIANT, Rules, make_rules
 
 from .checks import Section, integer, kind, one_of, option, whole
 
@@ -45,7 +45,7 @@ def check_net_arch(value: Any) -> str | None:
 class GameSection(Section):
     """The game: what every run's ``env`` section names."""
 
-    variant: str = option("trade_barter", kind(str, "a variant name"))
+    variant: str = option(DEFAULT_VARIANT, kind(str, "a variant name"))
     """the variant (R1): trade_barter, widow, my_ship_sails, old_game or pool"""
     num_players: int = option(4, integer("a whole number of players"))
     """players at the table, the learner's seat included (the variant's limits, R12)"""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..hands import COMBINATIONS
+from ..options import DEFAULT_PLAYERS
 from ..rules import OPTIONS, PRESET_VARIANTS, UNTIL_OUT, VARIANTS, Rules, make_rules
 
 UNTIL_OUT_DEALS = 0  # `deals` parameter meaning until_out (R4.5)
@@ -37,7 +38,7 @@ def _to_parameter(name: str, value: Any) -> Any:
 def parameter_specification(variant: str) -> dict[str, Any]:
     """Every parameter of ``python_commerce_<variant>`` with its default (R12)."""
     defaults = make_rules(variant).options()
-    spec: dict[str, Any] = {"players": 4, "dealer": 0}
+    spec: dict[str, Any] = {"players": DEFAULT_PLAYERS, "dealer": 0}
     for name in sorted(OPTIONS[variant]):
         spec[name] = _to_parameter(name, defaults[name])
     if "horse_price" in spec:

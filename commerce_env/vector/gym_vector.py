@@ -51,6 +51,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
 from ..features import feature_names
 from ..opponents import OpponentPool
+from ..options import DEFAULT_PLAYERS, DEFAULT_VARIANT
 from ..rules import make_rules
 from .engine import BatchEngine
 from .features import batch_feature_builders, with_features
@@ -139,7 +140,7 @@ class CommerceVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 8, variant: str = "trade_barter", num_players: int = 4,
+    def __init__(self, num_envs: int = 8, variant: str = DEFAULT_VARIANT, num_players: int = DEFAULT_PLAYERS,
                  opponents: Sequence[Any] | OpponentPool = ("random",), seed: int | None = None,
                  opponent_weights: Sequence[float] | None = None, seat: int | str = "rotate",
                  features: Sequence[str] = (), snapshot_share: float = 0.5, max_snapshots: int = 5,
