@@ -159,3 +159,29 @@ def test_compiled_loops_read_phases_as_the_engine_numbers_them():
     from commerce_env.vector import access
 
     assert [getattr(access, phase.upper()) for phase in phases.PHASES] == list(range(len(phases.PHASES)))
+
+
+def missed_hooks(switches: str, variants: dict[str, set[str]]) -> list[str]:
+    """``variant.hook`` for each hook function a variant's kernel module defines that the hook switch
+    of the same name (in ``switches``, vector/variants/__init__.py's source) never calls."""
+    calls: dict[str, set[str]] = {}
+    for node in ast.parse(switches).body:
+        if isinstance(node, ast.FunctionDef):
+            calls[node.name] = {f"{n.value.id}.{n.attr}" for n in ast.walk(node)
+                                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    return sorted(f"{variant}.{hook}" for variant, defined in variants.items() for hook in defined & set(calls)
+                  if f"{variant}.{hook}" not in calls[hook])
+
+
+def _kernel_functions() -> dict[str, set[str]]:
+    return {name: {n.name for n in ast.parse((VECTOR / "variants" / f"{name}.py").read_text()).body
+                   if isinstance(n, ast.FunctionDef)} for name in VARIANTS}
+
+
+def test_every_hook_switch_reaches_every_variant_that_defines_the_hook():
+    # A registered variant's kernel module defines `legal`, `step`, ...: the switch of that name calls it.
+    switches = (VECTOR / "variants" / "__init__.py").read_text()
+    assert missed_hooks(switches, _kernel_functions()) == []
+    # the self-test: a switch without the widow's line misses it
+    broken = switches.replace("        widow.legal(st, g, p, masks)\n", "        pass\n")
+    assert broken != switches and missed_hooks(broken, _kernel_functions()) == ["widow.legal"]
