@@ -31,6 +31,8 @@ from typing import Any
 from commerce_env.rules import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED = ROOT / "docs" / "benchmark"  # the reports docs/benchmark.md and the README's headline are made from
+QUICK_OUT = Path("runs") / "benchmark_quick"
 BUILT_IN = ("search", "expected_value", "greedy", "random")
 PLAYERS = 4
 BENCHMARK_SEED = 1  # the arena's seed of the page's games (--seed)
@@ -115,11 +117,25 @@ def beats_every_agent(variant: str, model: dict[str, Any]) -> bool:
     return all(row["ci99"][0] > 0 and row["games"] >= required_games(variant) for row in model.values())
 
 
+def exploitability(variant: str, agent: str, folder: Path = PUBLISHED / "exploit") -> str:
+    """The largest best-response margin (a lower bound on exploitability) of ``agent`` in ``variant``
+    among the exploitability table's rows (``python -m benchmarks.exploit_table``), as a cell."""
+    rows = [json.loads(path.read_text()) for path in sorted(folder.glob("*__*.json"))]
+    rows = [r for r in rows if r.get("variant") == variant and r.get("agent") == agent]
+    if not rows:
+        return "not measured"
+    best = max(rows, key=lambda r: r["margin"])
+    low, high = best["ci95"]
+    return f"{best['margin']:+.3f} [{low:+.3f}, {high:+.3f}] ({best.get('method', 'learned')})"
+
+
 def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
-    """The headline table: each variant's best built-in agent and the shipped model's margin over it."""
+    """The headline table: each variant's best built-in agent, the shipped model's margin over it, and
+    how much a best response gains against the model's network alone (a lower bound on exploitability)."""
     lines = ["| variant | best built-in agent | its mean per deal (95% CI) | "
              "shipped model's margin over it (95% CI) | 99% CI | p | games | model beats every built-in "
-             "agent at 99% |", "|---|---|---:|---:|---|---:|---:|---|"]
+             "agent at 99% | a best response's gain against the network alone (95% CI) |",
+             "|---|---|---:|---:|---|---:|---:|---|---|"]
     for variant, section in sections.items():
         table = section["built_in"]
         best = max(table["agents"], key=lambda n: table["agents"][n]["mean"])
@@ -134,6 +150,7 @@ def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
                       f"not shown: fewer than {required_games(variant)} games")]
         else:
             cells = ["no shipped model", "", "", "", ""]
+        cells.append(exploitability(variant, f"model:models/{variant}(search=false)"))
         lines.append(f"| {variant} | {best} | {a['mean']:+.3f} [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
                      + " | ".join(cells) + " |")
     return lines
@@ -352,8 +369,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-PUBLISHED = ROOT / "docs" / "benchmark"  # the reports docs/benchmark.md and the README's headline are made from
-QUICK_OUT = Path("runs") / "benchmark_quick"
 README_START, README_END = "<!-- benchmark-headline:start -->", "<!-- benchmark-headline:end -->"
 
 

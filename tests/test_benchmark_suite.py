@@ -226,3 +226,15 @@ def test_a_run_into_another_folder_leaves_the_published_page_and_the_readme_alon
     assert suite.main(["--write-only", "--out", str(out)]) == 0
     assert (readme.read_bytes(), page.read_bytes()) == before
     assert "trade_barter" in (out / "benchmark.md").read_text()
+
+
+def test_the_headline_takes_the_largest_best_response_gain_of_the_network_alone(tmp_path):
+    agent = "model:models/widow(search=false)"
+    rows = {"a__widow.json": {"agent": agent, "variant": "widow", "margin": -0.1, "ci95": [-0.2, 0.0]},
+            "search__a__widow.json": {"agent": agent, "variant": "widow", "margin": 0.03, "ci95": [-0.01, 0.07],
+                                      "method": "search"},
+            "b__pool.json": {"agent": "greedy", "variant": "pool", "margin": 2.0, "ci95": [1.9, 2.1]}}
+    for name, row in rows.items():
+        (tmp_path / name).write_text(json.dumps(row))
+    assert suite.exploitability("widow", agent, tmp_path) == "+0.030 [-0.010, +0.070] (search)"
+    assert suite.exploitability("pool", "model:models/pool(search=false)", tmp_path) == "not measured"
