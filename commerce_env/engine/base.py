@@ -78,6 +78,19 @@ class Game(Settling, Snapshots):
     pass_ends_turns = False  # R8.2: a player who stands or passes takes no further turns
     research_pack = 0  # the cards of its small solvable game (commerce_env.small_game); 0: none
 
+    @classmethod
+    def return_bounds(cls, num_players: int, rules: Rules) -> tuple[float, float]:
+        """Bounds (not always reached) on a player's return over a match (OpenSpiel's utilities)."""
+        n = num_players
+        if rules.reward == "outcome":
+            return -1.0, 1.0
+        if rules.has_lives:  # counters are lives: 3 each (R6.1, R7.1)
+            return -3.0, 3.0 * (n - 1)
+        # Per deal: an ante, a ready-money counter per turn (R5.3), a counter to each other player
+        # (R5.8, R8.4); the dealer receives every trade's counter.
+        per_deal = 1 + n * (rules.max_rounds + 2)
+        return -float(rules.deals * per_deal), float(rules.deals * per_deal * n)
+
     def __init__(self, rules: Rules, num_players: int, seed: int | None = None,
                  decks: Sequence[str | Sequence[int]] | None = None, dealer: int = 0,
                  rng: random.Random | None = None, wait_for_packs: bool = False):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..options import ALL_COMBINATIONS, UNTIL_OUT, Variant, register
+from ..options import ALL_COMBINATIONS, UNTIL_OUT, Rules, Variant, register
 from .actions import BUY_HORSE, NO_HORSE
 from .base import HORSE
 from .old_game import OldGame
@@ -16,6 +16,13 @@ class PoolCommerce(OldGame):
 
     variant = "pool"
     plays_for_money = True
+
+    @classmethod
+    def return_bounds(cls, num_players: int, rules: Rules) -> tuple[float, float]:
+        """Money apart from lives: the entry and one horse at most (R9.2, R9.4)."""
+        if rules.reward == "outcome":
+            return -1.0, 1.0
+        return -float(rules.entry + rules.horse_price), float((num_players - 1) * rules.entry + rules.horse_price)
 
     def _begin_match(self) -> None:
         entry = self.rules.entry  # R9.2: once, at the start of the match

@@ -60,19 +60,8 @@ def deal_steps(num_players: int, rules: Rules) -> int:
 
 
 def utility_bounds(num_players: int, rules: Rules) -> tuple[float, float]:
-    """Bounds (not always reached) on a player's return over a match."""
-    n = num_players
-    if rules.reward == "outcome":
-        return -1.0, 1.0
-    plays_for_money = ENGINES[rules.variant].plays_for_money  # R9: money apart from lives
-    if rules.has_lives and not plays_for_money:  # counters are lives: 3 each (R6.1, R7.1)
-        return -3.0, 3.0 * (n - 1)
-    if plays_for_money:  # money: the entry and one horse at most (R9.2, R9.4)
-        return -float(rules.entry + rules.horse_price), float((n - 1) * rules.entry + rules.horse_price)
-    # Money per deal: an ante, a ready-money counter per turn (R5.3), a counter to each other
-    # player (R5.8, R8.4); the dealer receives every trade's counter.
-    per_deal = 1 + n * (rules.max_rounds + 2)
-    return -float(rules.deals * per_deal), float(rules.deals * per_deal * n)
+    """Bounds (not always reached) on a player's return over a match: the variant's own."""
+    return ENGINES[rules.variant].return_bounds(num_players, rules)
 
 
 class CommerceGame(pyspiel.Game):
