@@ -18,8 +18,6 @@ choosing its largest legal Q-value.  No stable-baselines3 import.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +28,7 @@ import torch
 from torch import nn
 
 from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+from training.single_file import write_run_record
 
 
 @dataclass
@@ -224,8 +223,7 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
                 on_checkpoint(steps, folder)
     envs.close()
     folder = save_q(q, args, out / "model")
-    (out / "run.json").write_text(json.dumps({"args": dataclasses.asdict(args), "steps": steps,
-                                              "seconds": time.perf_counter() - started}, indent=2) + "\n")
+    write_run_record(out, args, steps, started)
     return folder
 
 

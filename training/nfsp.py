@@ -17,8 +17,6 @@ legal action.  An env step is one decision of any seat.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ import numpy as np
 import torch
 
 from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+from training.single_file import write_run_record
 
 
 @dataclass
@@ -132,8 +131,7 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
             if on_checkpoint is not None:
                 on_checkpoint(steps, folder)
     folder = save_average(agents[0], args, out / "model")
-    (out / "run.json").write_text(json.dumps({"args": dataclasses.asdict(args), "steps": steps,
-                                              "seconds": time.perf_counter() - started}, indent=2) + "\n")
+    write_run_record(out, args, steps, started)
     return folder
 
 

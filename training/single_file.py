@@ -1,10 +1,12 @@
-"""What the single-file trainers (:mod:`training.ppo`, :mod:`training.dqn`) share outside their loop:
-flags from their ``Args`` dataclass, and the closing evaluation against their opponents."""
+"""What the single-file trainers (:mod:`training.ppo`, :mod:`training.dqn`, :mod:`training.nfsp`) share
+outside their loop: flags from their ``Args`` dataclass, the run's record, and the closing evaluation."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,13 @@ def parse_fields(cls: type, prog: str, description: str, argv: list[str] | None 
         else:
             parser.add_argument(flag, type=type(default), default=default)
     return cls(**vars(parser.parse_args(argv)))
+
+
+def write_run_record(out: Path, args: Any, steps: int, started: float) -> None:
+    """``<out>/run.json``: the run's ``Args``, the steps it took and its seconds since ``started``
+    (a ``time.perf_counter()`` reading)."""
+    (out / "run.json").write_text(json.dumps({"args": dataclasses.asdict(args), "steps": steps,
+                                              "seconds": time.perf_counter() - started}, indent=2) + "\n")
 
 
 def report_model(folder: Path, variant: str, num_players: int, opponents: list[str], deals: int) -> None:
