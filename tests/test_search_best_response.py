@@ -279,3 +279,35 @@ def test_packs_given_as_an_array_deal_as_lists_do_and_a_bad_one_is_refused():
         with pytest.raises(ValueError, match="packs must be one whole 52-card pack per game"):
             engine.supply_packs(np.arange(3), bad)
         assert engine.awaiting_pack.all()  # nothing dealt
+
+
+class _Counted(GreedyAgent):
+    """greedy, counting its decisions: in the arena's seats and in any rollout that plays it."""
+
+    name = "counted_greedy"
+    acts = 0
+
+    def act(self, view):
+        type(self).acts += 1
+        return super().act(view)
+
+
+def test_a_model_of_the_agent_plays_in_its_rollouts_while_the_agent_itself_is_measured():
+    from training.exploit_search import search_best_response
+
+    calls = {}
+    for model in (None, "greedy"):
+        _Counted.acts = 0
+        report = search_best_response(_Counted(), deals=6, worlds=3, seed=5, model=model, engine="readable")
+        calls[model] = _Counted.acts
+        assert report["agent"] == "counted_greedy"
+        assert report["modelled_as"] == ("counted_greedy" if model is None else "greedy")
+    # Modelled as greedy, the agent plays only its own seats (and the baseline's table of itself);
+    # modelled as itself, it also plays in every world the responder weighs and rolls out.
+    assert 0 < calls["greedy"] < calls[None]
+
+
+def test_commerce_exploit_refuses_model_as_without_the_search_method():
+    done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--agent", "search", "--model-as",
+                           "greedy", "--deals", "4"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--model-as" in done.stderr and "greedy" in done.stderr
