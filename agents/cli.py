@@ -14,6 +14,14 @@ from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
 DEFAULT_LINEUP = "search,expected_value,greedy,random"
 
 
+def option_help() -> str:
+    """``--option``'s help: every rule option and the values it takes (R12's table)."""
+    from commerce_env.rules import OPTION_TABLE
+
+    listed = "; ".join(f"{o.name}: {o.values}" for o in OPTION_TABLE)
+    return f"a rule option NAME=VALUE, repeatable (R12, docs/rules.md; not every variant takes each): {listed}"
+
+
 def _options(pairs: list[str] | None) -> dict[str, Any]:
     """``key=value`` rule options; values are read as YAML (``deals=1``, ``allow_pass=false``)."""
     import yaml
@@ -49,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0); the seat on your right deals "
                       "first, so you are the eldest hand and act first")
     play.add_argument("--seed", type=int, default=None, help="the first match's seed (default: a fresh one)")
-    play.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
+    play.add_argument("--option", action="append", metavar="NAME=VALUE", help=option_help())
     play.set_defaults(func=play_command)
 
     arena = subparsers.add_parser("arena", help="agents against each other on duplicate deals")
@@ -78,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
     arena.add_argument("--force", action="store_true", help="replace result.json, report.md and mean_reward.png "
                        "already in --out (nothing else there is touched)")
-    arena.add_argument("--option", action="append", metavar="NAME=VALUE", help="a rule option (R12), repeatable")
+    arena.add_argument("--option", action="append", metavar="NAME=VALUE", help=option_help())
     arena.add_argument("--no-duplicate", action="store_true", help="plain random deals instead of duplicates")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.add_argument("--isolate", action="store_true", help="each agent in a process of its own, handed pickled "

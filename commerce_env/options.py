@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .hands import COMBINATIONS
+from .checks import flag, one_of, whole_number
+from .hands import COMBINATIONS, normalize_combinations
 
 UNTIL_OUT = "until_out"
 FOSTER_COMBINATIONS = frozenset({"tricon", "sequence", "point"})
@@ -41,13 +42,78 @@ PRESET_OPTIONS: dict[str, dict[str, Any]] = {
 # holds at most 12 * entry + horse_price ~ 1.3e10 (R9.2, R9.4); times 27720 both stay below 2**53, so
 # rewards are exact floats too.  Every bound fits OpenSpiel's int parameters, and so does its bound on a
 # match's length, deals * (36 * max_rounds + 14) ~ 3.6e8 < 2**31.
-OPTION_BOUNDS: dict[str, tuple[int, int]] = {
-    "deals": (1, 10_000),
-    "max_rounds": (1, 1_000),
-    "entry": (0, 10**9),
-    "payout": (0, 10**9),
-    "horse_price": (0, 10**9),
-}
+MONEY = (0, 10**9)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One rule option, declared once: what values it takes, and the rule that says what it does.
+
+    Its default is each variant's (:attr:`Variant.defaults`, R12's columns); :attr:`default` is
+    the one for variants that declare none (``deck_size``, ``reward``: the same everywhere).
+    ``make_rules``, the batched engine's row, OpenSpiel's parameters, the web's form and the
+    command line's help read this record; docs/rules.md's R12 table is checked against it."""
+
+    name: str
+    kind: str
+    """``one_of`` (:attr:`choices`), ``flag`` (true/false, or on/off), ``whole`` (within
+    :attr:`bounds`), ``deals`` (within :attr:`bounds`, or ``until_out``), ``combinations`` (R2's names)."""
+    rule: str
+    """The section of docs/rules.md that says what it does."""
+    choices: tuple[Any, ...] = ()
+    bounds: tuple[int, int] | None = None
+    default: Any = None
+
+    def check(self, value: Any) -> Any:
+        """``value`` as the rules keep it; a ``ValueError`` naming the option and the value if it is
+        not one this option takes (whether the variant takes it is :func:`commerce_env.rules.make_rules`'s)."""
+        label = f"option {self.name!r}"
+        if self.kind == "one_of":
+            return one_of(label, value, self.choices)
+        if self.kind == "flag":
+            return flag(label, value, words=True)
+        if self.kind == "deals" and value == UNTIL_OUT:
+            return value
+        if self.kind in ("whole", "deals"):
+            return whole_number(label, value, *self.bounds)
+        if value is None:  # combinations: not "all five", say which count
+            raise ValueError("bad value None for option 'combinations'; give a list of names such as "
+                             "[tricon, sequence, point]")
+        return normalize_combinations(value)
+
+    @property
+    def values(self) -> str:
+        """The values it takes, as docs/rules.md's R12 table writes them."""
+        if self.kind == "one_of":
+            return ", ".join(map(str, self.choices))
+        if self.kind == "flag":
+            return "on, off"
+        if self.kind == "combinations":
+            return "names (R2)"
+        low, high = self.bounds
+        return f"{low:,} to {high:,}" + (", or until_out" if self.kind == "deals" else "")
+
+
+# R12: every option, in docs/rules.md's order (the batched engine's row keeps its parameters in it).
+OPTION_TABLE: tuple[Option, ...] = (
+    Option("combinations", "combinations", "R2"),
+    Option("tie_break", "one_of", "R3.3", choices=TIE_BREAKS),
+    Option("discard", "one_of", "R5.3", choices=DISCARDS),
+    Option("stand_after_trade", "flag", "R5.6"),
+    Option("dealer_pays", "one_of", "R5.8", choices=DEALER_PAYS),
+    Option("allow_pass", "flag", "R6.3"),
+    Option("match_end", "one_of", "R6.5", choices=MATCH_ENDS),
+    Option("deals", "deals", "R4.5", bounds=(1, 10_000)),
+    Option("max_rounds", "whole", "R4.4", bounds=(1, 1_000)),
+    Option("entry", "whole", "R9.2", bounds=MONEY),
+    Option("payout", "whole", "R9.3", bounds=MONEY),
+    Option("horse_price", "whole", "R9.4", bounds=MONEY),  # a variant's default None: entry // 3
+    Option("deck_size", "one_of", "R1.1", choices=(52, 32), default=52),
+    Option("reward", "one_of", "R12", choices=REWARDS, default="counters"),
+)
+OPTION_RECORDS: Mapping[str, Option] = MappingProxyType({option.name: option for option in OPTION_TABLE})
+# Views of the table, for readers that want one fact of every option.
+OPTION_BOUNDS: dict[str, tuple[int, int]] = {o.name: o.bounds for o in OPTION_TABLE if o.bounds is not None}
 
 
 @dataclass(frozen=True)
@@ -113,10 +179,7 @@ def variant_info(name: str) -> Variant:
 
 def check_bounds(name: str, value: Any) -> int:
     """``value`` if it is a whole number within the bounds of option ``name`` (R12)."""
-    low, high = OPTION_BOUNDS[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"bad value {value!r} for option {name!r}; expected a whole number from {low} to {high}")
-    return value
+    return whole_number(f"option {name!r}", value, *OPTION_BOUNDS[name])
 
 
 DEFAULT_VARIANT = "trade_barter"  # the game when none is named

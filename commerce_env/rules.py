@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import engine as _engine  # noqa: F401 - importing the engines registers the variants
-from .hands import normalize_combinations
+from .checks import one_of
 from .options import (  # noqa: F401 - the names of the rules, re-exported
     ALL_COMBINATIONS,
     DEALER_PAYS,
@@ -22,11 +22,14 @@ from .options import (  # noqa: F401 - the names of the rules, re-exported
     FOSTER_COMBINATIONS,
     MATCH_ENDS,
     OPTION_BOUNDS,
+    OPTION_RECORDS,
+    OPTION_TABLE,
     PRESET_OPTIONS,
     PRESETS,
     REWARDS,
     TIE_BREAKS,
     UNTIL_OUT,
+    Option,
     Rules,
     Variant,
     check_bounds,
@@ -43,20 +46,6 @@ ALL_OPTIONS = frozenset().union(*OPTIONS.values()) | {"preset"}
 DEFAULTS: dict[str, dict[str, Any]] = {name: dict(v.defaults) for name, v in registered().items()}
 
 
-def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ValueError(f"bad value {value!r} for option {name!r}; choose from {', '.join(choices)}")
-    return value
-
-
-def _flag(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("on", "off"):
-        return value == "on"
-    raise ValueError(f"bad value {value!r} for option {name!r}; expected true/false (or 'on'/'off')")
-
-
 def make_rules(variant: str = DEFAULT_VARIANT, **options: Any) -> Rules:
     """Validated rules of ``variant`` with ``options`` over R12's defaults."""
     info = variant_info(variant)  # a ValueError naming an unknown variant
@@ -70,44 +59,20 @@ def make_rules(variant: str = DEFAULT_VARIANT, **options: Any) -> Rules:
     values: dict[str, Any] = dict(info.defaults)
     preset = options.pop("preset", None)
     if preset is not None:
-        _choice("preset", preset, PRESETS)
+        one_of("option 'preset'", preset, PRESETS)
         values.update({k: v for k, v in PRESET_OPTIONS[preset].items() if k in allowed})
     values.update(options)
 
-    rules = dict(variant=variant)
-    if "combinations" in values:
-        if values["combinations"] is None:  # not "all five": say which combinations count
-            raise ValueError("bad value None for option 'combinations'; give a list of names such as "
-                             "[tricon, sequence, point]")
-        rules["combinations"] = normalize_combinations(values["combinations"])
-    rules["tie_break"] = _choice("tie_break", values["tie_break"], TIE_BREAKS)
-    if "discard" in values:
-        rules["discard"] = _choice("discard", values["discard"], DISCARDS)
-    if "stand_after_trade" in values:
-        rules["stand_after_trade"] = _flag("stand_after_trade", values["stand_after_trade"])
-    if "dealer_pays" in values:
-        rules["dealer_pays"] = _choice("dealer_pays", values["dealer_pays"], DEALER_PAYS)
-    if "allow_pass" in values:
-        rules["allow_pass"] = _flag("allow_pass", values["allow_pass"])
-    if "match_end" in values:
-        rules["match_end"] = _choice("match_end", values["match_end"], MATCH_ENDS)
-    deals = values["deals"]
-    if deals == UNTIL_OUT:
-        if not info.has_lives:
+    rules: dict[str, Any] = dict(variant=variant)
+    for option in OPTION_TABLE:  # R12: each option the variant takes, checked as its record says
+        if option.name not in allowed:
+            continue
+        value = values.get(option.name, option.default)
+        if option.name == "deals" and value == UNTIL_OUT and not info.has_lives:
             raise ValueError(f"bad value 'until_out' for option 'deals': variant {variant!r} has no lives")
-    else:
-        check_bounds("deals", deals)
-    rules["deals"] = deals
-    rules["max_rounds"] = check_bounds("max_rounds", values["max_rounds"])
-    rules["deck_size"] = values.get("deck_size", 52)
-    if type(rules["deck_size"]) is not int or rules["deck_size"] not in (52, 32):
-        raise ValueError(f"bad value {rules['deck_size']!r} for option 'deck_size'; choose 52 or 32")
-    rules["reward"] = _choice("reward", values.get("reward", "counters"), REWARDS)
-    if "entry" in allowed:  # R9.2-R9.4: pool commerce's money options
-        rules["entry"] = check_bounds("entry", values["entry"])
-        rules["payout"] = check_bounds("payout", values["payout"])
-        price = values["horse_price"]
-        rules["horse_price"] = rules["entry"] // 3 if price is None else check_bounds("horse_price", price)
+        if option.name == "horse_price" and value is None:  # R9.4: a horse costs a third of the entry
+            value = rules["entry"] // 3
+        rules[option.name] = option.check(value)
     return Rules(**rules)
 
 
@@ -166,4 +131,5 @@ def resolve_rules(variant: str | None, config: Any, options: dict[str, Any]) -> 
     return rules, extra
 
 
-__all__ = ["Rules", "Variant", "make_rules", "load_rules", "resolve_rules", "with_options", "variant_info", "VARIANTS"]
+__all__ = ["Option", "Rules", "Variant", "make_rules", "load_rules", "resolve_rules", "with_options", "variant_info",
+           "VARIANTS"]

@@ -30,7 +30,7 @@ from commerce_env.engine.settlement import Showdown
 from commerce_env.knowledge import masked
 from commerce_env.policies import listens
 from commerce_env.replay import record_game
-from commerce_env.rules import ALL_OPTIONS, OPTIONS, VARIANTS, make_rules
+from commerce_env.rules import ALL_OPTIONS, OPTION_RECORDS, OPTIONS, VARIANTS, make_rules
 from commerce_env.scene import build_scene, showdown_scene
 from commerce_env.view import public_text, seat_view
 
@@ -95,7 +95,10 @@ def variants_info() -> dict[str, Any]:
         rules = make_rules(variant)
         defaults = rules.options()
         defaults.pop("variant")
-        out[variant] = {"options": {name: defaults[name] for name in sorted(OPTIONS[variant] - TRAINING_OPTIONS)},
+        shown = sorted(OPTIONS[variant] - TRAINING_OPTIONS)
+        out[variant] = {"options": {name: defaults[name] for name in shown},
+                        "option_values": {name: f"{OPTION_RECORDS[name].values} ({OPTION_RECORDS[name].rule})"
+                                          for name in shown},
                         "help": guide.variant_help(variant), "title": guide.variant_title(variant)}
     return {"variants": out, "agents": list(BUILT_IN_AGENTS), "actions": guide.ACTIONS,
             "action_names": guide.ACTION_NAMES}

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..hands import COMBINATIONS
 from ..options import DEFAULT_PLAYERS
-from ..rules import OPTIONS, PRESET_VARIANTS, UNTIL_OUT, VARIANTS, Rules, make_rules
+from ..rules import OPTION_RECORDS, OPTIONS, PRESET_VARIANTS, UNTIL_OUT, VARIANTS, Rules, make_rules
 
 UNTIL_OUT_DEALS = 0  # `deals` parameter meaning until_out (R4.5)
 HORSE_PRICE_DEFAULT = -1  # `horse_price` parameter meaning entry // 3 (R9.4)
@@ -28,9 +28,11 @@ MAX_PLAYERS = 12  # R1.4
 
 
 def _to_parameter(name: str, value: Any) -> Any:
-    if name == "combinations":
+    """An option's value as a parameter: by its kind (R12's table, :data:`commerce_env.rules.OPTION_TABLE`)."""
+    kind = OPTION_RECORDS[name].kind
+    if kind == "combinations":
         return "+".join(c for c in COMBINATIONS if c in value)
-    if name == "deals" and value == UNTIL_OUT:
+    if kind == "deals" and value == UNTIL_OUT:
         return UNTIL_OUT_DEALS
     return value
 
@@ -66,12 +68,13 @@ def rules_from_parameters(variant: str, params: dict[str, Any]) -> tuple[Rules, 
         value = values[name]
         if value == spec[name] and type(value) is type(spec[name]):
             continue  # at its R12 default: a preset may set it
-        if name == "combinations":
+        kind = OPTION_RECORDS[name].kind
+        if kind == "combinations":
             if not isinstance(value, str):
                 raise ValueError(f"bad value {value!r} for parameter 'combinations'; give names joined by '+', "
                                  "e.g. tricon+sequence+point")
             value = [part for part in value.split("+") if part]
-        elif name == "deals" and value == UNTIL_OUT_DEALS:
+        elif kind == "deals" and value == UNTIL_OUT_DEALS:
             value = UNTIL_OUT
         elif name == "horse_price" and value == HORSE_PRICE_DEFAULT:
             value = None

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..cards import DECK_SIZES
 from ..engine.phases import PHASES
-from ..options import DEALER_PAYS, DISCARDS, MATCH_ENDS, REWARDS, TIE_BREAKS, UNTIL_OUT, Rules
+from ..options import OPTION_TABLE, UNTIL_OUT, Rules
 from .compiled import inlined, kernel  # noqa: F401 - the kernels' decorators, imported from here by the engine
 
 GAME_FIELDS = (  # (name, what it holds): the row's first columns
@@ -85,14 +85,13 @@ SECTIONS = (  # (name, width for n players and d given packs, what it holds), in
     ("known", lambda n, d: n * n, "for each observer, the card bit sets it knows in each holder's hand (R11)"),
     ("decks", lambda n, d: 52 * d, "the given packs of the match's deals, 52 columns each, top card first"),
 )
-RULE_PARAMS = ("tie_break", "discard", "stand_after_trade", "dealer_pays", "allow_pass", "match_end", "deals",
-               "max_rounds", "entry", "payout", "horse_price", "deck_size", "reward", "has_lives")  # of Rules
+# Of Rules: every option of R12's table but the combinations (the hand tables' keys, R2), then has_lives.
+RULE_PARAMS = (*(o.name for o in OPTION_TABLE if o.kind != "combinations"), "has_lives")
 FLAG_PARAMS = ("antes", "has_table", "plays_for_money", "pass_ends_turns")  # of the variant's engine class
 PARAMS = ("variant", "num_players", "wait_for_packs", *RULE_PARAMS, *FLAG_PARAMS,
           *(f"{name}_at" for name, _, _ in SECTIONS), "width")
-# An option with a few choices is the index of its value in its tuple of commerce_env.options.
-CHOICES = {"tie_break": TIE_BREAKS, "discard": DISCARDS, "dealer_pays": DEALER_PAYS, "match_end": MATCH_ENDS,
-           "reward": REWARDS}
+# An option with a few named choices is the index of its value among them (a number, deck_size, is itself).
+CHOICES = {o.name: o.choices for o in OPTION_TABLE if o.kind == "one_of" and isinstance(o.choices[0], str)}
 DEALS_UNTIL_OUT = -1  # `deals` is until_out (R4.5)
 REWARD_UNIT = 27720  # rewards are kept in 1/27720ths: exact for counters and for 1/k with k <= 12
 

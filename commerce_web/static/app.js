@@ -290,7 +290,8 @@ function fillOptions() {
   for (const [name, value] of Object.entries(info.variants[variant].options)) {
     const shown = Array.isArray(value) ? `[${value.join(", ")}]` : String(value);
     table.append(el("tr", {}, el("td", { text: name }),
-      el("td", {}, el("input", { name, id: `option-${name}`, placeholder: shown }))));
+      el("td", {}, el("input", { name, id: `option-${name}`, placeholder: shown,
+        title: info.variants[variant].option_values[name] }))));
   }
 }
 
