@@ -27,7 +27,6 @@ with the user's permissions (docs/arena.md says what holds and what does not).
 from __future__ import annotations
 
 import multiprocessing
-import numbers
 import pickle
 import re
 import signal
@@ -36,6 +35,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from commerce_env.checks import is_number
 
 from .agent_process import TEXT_LIMIT
 from .keeper import keep, kill_group, send_signal
@@ -53,8 +54,7 @@ def check_time_limit(time_limit: object) -> float | None:
     it is not a number above 0 and at most :data:`MAX_TIME_LIMIT`."""
     if time_limit is None:
         return None
-    if (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)
-            or not 0 < time_limit <= MAX_TIME_LIMIT):
+    if not is_number(time_limit) or not 0 < time_limit <= MAX_TIME_LIMIT:
         raise ValueError(f"time_limit must be None or seconds per decision above 0 and at most "
                          f"{MAX_TIME_LIMIT:.0f}, got {time_limit!r}")
     return float(time_limit)

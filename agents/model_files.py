@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from commerce_env import observation as obs
+from commerce_env.checks import is_number, is_whole
 from commerce_env.engine.actions import NUM_ACTIONS
 from commerce_env.files import atomic_write, writing_to
 from commerce_env.rules import VARIANTS, Rules, make_rules
@@ -68,9 +69,9 @@ def check_search(search: Any) -> str | None:
     if not isinstance(search, dict) or sorted(search) != sorted(SEARCH_KEYS):
         return f"a mapping of exactly {', '.join(SEARCH_KEYS)}"
     worlds, margin = search["worlds"], search["margin"]
-    if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_SEARCH_WORLDS:
+    if not is_whole(worlds) or not 1 <= worlds <= MAX_SEARCH_WORLDS:
         return f"worlds a whole number from 1 to {MAX_SEARCH_WORLDS}, got {worlds!r}"
-    if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin < float("inf"):
+    if not is_number(margin) or margin < 0:
         return f"margin a number >= 0 (standard errors), got {margin!r}"
     return None
 

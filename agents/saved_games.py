@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from commerce_env.checks import whole_number
 from commerce_env.engine import new_game
 from commerce_env.replay import record_game, write_records
 from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, make_rules
@@ -25,8 +26,7 @@ def arena_games(lineup: Sequence[Any], count: int, *, variant: str = DEFAULT_VAR
                 num_players: int = DEFAULT_PLAYERS, options: dict[str, Any] | None = None, seed: int = 0,
                 duplicate: bool = True) -> list[dict]:
     """Records of the arena's first ``count`` games, in the arena's order (group by group)."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"the number of games to save must be a whole number >= 1, got {count!r}")
+    count = whole_number("the number of games to save", count, 1)
     rules = make_rules(variant, **(options or {}))
     rules.check_players(num_players)
     names = arena.agent_names(lineup)

@@ -31,6 +31,7 @@ from itertools import islice
 
 import numpy as np
 
+from commerce_env.checks import whole_number
 from commerce_env.engine.actions import EXCHANGE
 from commerce_env.engine.base import HORSE, Game
 from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
@@ -131,8 +132,8 @@ class SearchAgent(Agent):
         self.margin = number_argument("margin", margin, 0.0, math.inf)
         self.use_prior = flag_argument("prior", prior, optional=True)
         self.prior = ExpectedValueAgent()
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        if seed is not None:
+            whole_number("seed (or None)", seed)
         self.rng = random.Random(None if seed is None else int(seed))
         if not isinstance(engine, str) or engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")

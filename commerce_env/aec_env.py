@@ -40,6 +40,7 @@ from pettingzoo.utils import wrappers
 
 from . import observation as obs
 from .cards import CARDS
+from .checks import whole_number
 from .engine import IllegalActionError, new_game
 from .engine.actions import NUM_ACTIONS, BadActionError, action_from_text, describe_action
 from .engine.base import Game
@@ -221,9 +222,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         seat = self._seat_of(agent or self.agent_selection)
         if full_information or self._sees_own_cards(seat):
             return game.action_text(action, seat)
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-            raise ValueError(f"action {action!r} is not a number from 0 to {NUM_ACTIONS - 1}")
-        return describe_action(action)
+        return describe_action(whole_number("action", action, 0, NUM_ACTIONS - 1))
 
     def _sees_own_cards(self, seat: int) -> bool:
         """Whether the caller may be told ``seat``'s cards: he is the agent to act and sees them."""

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from .checks import whole_number
+
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
 MAX_GAMES = 2**20
@@ -26,8 +28,7 @@ def checked_illegal_action(mode: Any) -> str:
 
 def check_game_count(name: str, count: Any) -> None:
     """Refuse, naming ``name``, a count of games that is not a whole number from 1 to :data:`MAX_GAMES`."""
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= MAX_GAMES:
-        raise ValueError(f"{name} must be a whole number from 1 to {MAX_GAMES:,}, got {count!r}")
+    whole_number(name, count, 1, MAX_GAMES)
 
 
 def checked_seed(seed: Any) -> int | None:

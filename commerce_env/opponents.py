@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .checks import whole_number
+
 __all__ = ["OpponentPool"]
 
 
@@ -56,8 +58,7 @@ class OpponentPool:
             weights = _checked_weights(weights, len(entries))
         if isinstance(snapshot_share, bool) or not 0.0 <= float(snapshot_share) <= 1.0:
             raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
-        if isinstance(max_snapshots, bool) or not isinstance(max_snapshots, int) or max_snapshots < 1:
-            raise ValueError(f"max_snapshots must be a whole number >= 1, got {max_snapshots!r}")
+        whole_number("max_snapshots", max_snapshots, 1)
         self.entries = list(entries)
         self.weights = weights
         self.snapshot_share = float(snapshot_share)

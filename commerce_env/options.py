@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .checks import flag, one_of, whole_number
+from .checks import flag, is_whole, one_of, whole_number
 from .hands import COMBINATIONS, normalize_combinations
 
 UNTIL_OUT = "until_out"
@@ -235,7 +235,7 @@ class Rules:
     def check_players(self, num_players: int) -> None:
         """R1.4: 2 to 12 players with 52 cards, 2 to 7 with 32."""
         limit = 12 if self.deck_size == 52 else 7
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
+        if not is_whole(num_players):
             raise TypeError(f"num_players must be an int, got {num_players!r}")
         if not 2 <= num_players <= limit:
             raise ValueError(

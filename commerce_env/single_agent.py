@@ -63,6 +63,7 @@ from gymnasium import spaces
 
 from . import GYM_ENV_ID
 from . import observation as obs
+from .checks import whole_number
 from .engine import new_game
 from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
@@ -145,8 +146,8 @@ class CommerceEnv(gymnasium.Env):
         if isinstance(seat, str):
             if seat not in SEAT_MODES:
                 raise ValueError(f"bad seat {seat!r}; choose rotate, random or a seat number")
-        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
-            raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
+        else:
+            whole_number("seat (rotate, random or a seat)", seat, 0, num_players - 1)
 
     # ------------------------------------------------------------ opponents
     def _resolve(self, spec: Any) -> Any:

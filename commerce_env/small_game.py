@@ -45,6 +45,7 @@ import random
 from collections.abc import Iterator
 
 from .cards import RESEARCH_PACKS, make_pack
+from .checks import whole_number
 from .engine import ENGINES, Game, new_game
 from .rules import Rules, make_rules
 
@@ -94,8 +95,7 @@ class SmallGame:
         every = list(_deals(self.pack, self.num_players, self.rules().info.engine.has_table))
         if count is None:
             return every
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(every):
-            raise ValueError(f"count must be a whole number from 1 to {len(every)}, got {count!r}")
+        count = whole_number("count", count, 1, len(every))
         return [every[k * len(every) // count] for k in range(count)]
 
     def random_deal(self, rng: random.Random) -> tuple[int, ...]:

@@ -38,6 +38,7 @@ import numpy as np
 from . import observation as obs
 from .cards import format_cards, make_pack
 from .chain import Chain
+from .checks import whole_number
 from .engine import ENGINES
 from .engine.actions import TEXT_CARDS, action_from_text, action_text
 from .engine.base import OVER, SHOW, Game
@@ -213,8 +214,7 @@ def check_sampling(rng: Any, count: Any) -> None:
     whole number from 0."""
     if not isinstance(rng, random.Random):
         raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-        raise ValueError(f"count must be a whole number from 0, got {count!r}")
+    whole_number("count", count, 0)
 
 
 def entry_text(kind: str, cards: tuple) -> str:
@@ -243,8 +243,7 @@ def pending_text(game: Game, action: int, observer: int) -> str:
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` knows of ``game`` now (R11); see the module docstring.  Its cost does not grow
     with the match or the deal (:func:`commerce_env.knowledge.seat_knowledge`)."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be a seat from 0 to {game.num_players - 1}, got {seat!r}")
+    seat = whole_number("seat", seat, 0, game.num_players - 1)
     knows = seat_knowledge(game, seat)
     memory = deal_memories(game)[seat]  # R11: the cards that passed through its hands
     sees = bool(game.hands[seat]) and game.sees_own_hand(seat)

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from commerce_env.checks import is_whole
 from commerce_env.replay import parse_replay_text
 from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
 
@@ -178,9 +179,9 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
             raise RequestError(f"unknown field {named}; send variant, players, seat, opponents, options and seed")
         players, seat, seed = data.get("players", DEFAULT_PLAYERS), data.get("seat", 0), data.get("seed")
         for name, value in (("players", players), ("seat", seat)):
-            if isinstance(value, bool) or not isinstance(value, int):
+            if not is_whole(value):
                 raise RequestError(f"{name} must be a whole number, got {quote(value)}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        if seed is not None and not is_whole(seed):
             raise RequestError(f"seed must be a whole number or null, got {quote(seed)}")
         specs = data.get("opponents", ["greedy"])
         if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_OPPONENTS:
@@ -219,7 +220,7 @@ def create_app(models_root: Path | None = None, *, host: str | None = None, port
         text, game = data.get("text"), data.get("game", 1)
         if not isinstance(text, str) or not text.strip():
             raise RequestError("send the replay file's text as \"text\"")
-        if isinstance(game, bool) or not isinstance(game, int):
+        if not is_whole(game):
             raise RequestError(f"game must be a whole number from 1, got {quote(game)}")
         try:
             replayed = parse_replay_text(text, game, max_actions=MAX_REPLAY_ACTIONS)

@@ -12,7 +12,6 @@ the agent thinking outside the match's lock, so that the match can be read
 from __future__ import annotations
 
 import logging
-import numbers
 import random
 import threading
 import time
@@ -23,6 +22,7 @@ import yaml
 
 from commerce_env import guide
 from commerce_env.cards import format_cards
+from commerce_env.checks import is_whole
 from commerce_env.engine import new_game
 from commerce_env.engine.actions import CARD_VERBS, READY_MONEY, action_kind
 from commerce_env.engine.base import DEAL, SHOW
@@ -126,7 +126,7 @@ class Match:
             raise RequestError(f"option 'max_rounds': {self.rules.max_rounds} rounds of {num_players} players make "
                                f"deals of up to {turns} turns; this table plays deals of at most {MAX_DEAL_TURNS} "
                                f"turns (max_rounds up to {MAX_DEAL_TURNS // num_players} with {num_players} players)")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players:
+        if not is_whole(seat) or not 0 <= seat < num_players:
             raise RequestError(f"seat must be a number from 0 to {num_players - 1}, got {quote(seat)}")
         if not opponents:
             raise RequestError("opponents must be a non-empty list of agent names or model:<name>")
@@ -232,8 +232,7 @@ class Match:
             self.agent_time += spent
             if self.stopped:
                 return self._done()
-            if isinstance(action, bool) or not isinstance(action, numbers.Integral) or (
-                    int(action) not in view.legal_actions):
+            if not is_whole(action) or int(action) not in view.legal_actions:
                 log.error("opponent %s answered %r, not one of %s", self.names[seat], action, view.legal_actions)
                 self.error = f"opponent {self.names[seat]} failed to move; the match cannot go on (start a new one)"
                 return self._done()

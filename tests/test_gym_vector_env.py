@@ -111,7 +111,7 @@ def test_a_negative_seed_is_refused_naming_seed(seed):
 @pytest.mark.parametrize("num_envs", [0, -3, 10**12, 2**20 + 1, 2.5, "8", True, None])
 def test_a_bad_number_of_games_is_refused_naming_num_envs(num_envs):
     # 10**12 asked numpy for 7.28 TiB before: a bound, named, instead of a MemoryError.
-    with pytest.raises(ValueError, match=r"num_envs must .*1,048,576"):
+    with pytest.raises(ValueError, match=r"for num_envs; expected a whole number from 1 to 1048576"):
         gymnasium.make_vec(commerce_env.GYM_ENV_ID, num_envs=num_envs)
     with pytest.raises(ValueError, match="num_envs"):
         CommerceVectorEnv(num_envs, "trade_barter", 3)

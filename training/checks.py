@@ -10,10 +10,11 @@ count, agents built for the variant) are the config's own (:mod:`training.config
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import Field, asdict, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from commerce_env.checks import is_number, is_whole
 
 if TYPE_CHECKING:
     from commerce_env.rules import Rules
@@ -60,17 +61,11 @@ def section(cls: type[Section]) -> Any:
 
 
 # ---------------------------------------------------------------- checks of one value
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
+# Each returns None when the value is fine, else what was expected (the error names the file and
+# key: :func:`fail`); the yes-or-no tests beneath are commerce_env.checks', the whole project's.
 def whole(low: int, high: int) -> Check:
     """A whole number from ``low`` to ``high``."""
-    return lambda v: None if is_int(v) and low <= v <= high else f"a whole number from {low} to {high:,}"
+    return lambda v: None if is_whole(v) and low <= v <= high else f"a whole number from {low} to {high:,}"
 
 
 def number(low: float, high: float, low_open: bool = False, optional: bool = False) -> Check:
@@ -110,7 +105,7 @@ def kind(types: type | tuple[type, ...], expected: str) -> Check:
 
 def integer(expected: str) -> Check:
     """A whole number (a bool is none)."""
-    return lambda v: None if is_int(v) else expected
+    return lambda v: None if is_whole(v) else expected
 
 
 # ---------------------------------------------------------------- errors and parsing

@@ -21,8 +21,8 @@ from .checks import (
     check_agents,
     fail,
     flag,
-    is_int,
     is_number,
+    is_whole,
     number,
     one_of,
     option,
@@ -287,7 +287,7 @@ def check_relations(c: TrainConfig, source: str) -> None:
     """What one key's own check cannot see: values against each other, and agents built as the run will."""
     rules = check_rules(c.env, source)
     n, seat = c.env.num_players, c.env.seat
-    if not (seat in ("rotate", "random") or (is_int(seat) and 0 <= seat < n)):
+    if not (seat in ("rotate", "random") or (is_whole(seat) and 0 <= seat < n)):
         fail(source, "env.seat", seat, f"rotate, random or a seat number from 0 to {n - 1}")
     pool, weights = c.opponents.pool, c.opponents.weights
     check_agents(pool, "opponents.pool", rules, n, source)

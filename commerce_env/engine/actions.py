@@ -12,6 +12,7 @@ import numbers
 from collections.abc import Sequence
 
 from ..cards import format_cards, parse_card
+from ..checks import whole_number
 
 KNOCK, STAND, CONTINUE, PASS, DECLINE, TAKE_WIDOW, KEEP_HAND, BUY_HORSE, NO_HORSE = range(9)
 READY_MONEY = 9  # + hand slot (0..2)
@@ -72,8 +73,7 @@ def action_cards(action: int, hand: Sequence[int], table: Sequence[int]) -> tupl
 
 def action_text(action: int, hand: Sequence[int], table: Sequence[int]) -> str:
     """The canonical text of an action (R12), ``offer 10H``; ``hand`` empty when unseen."""
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} is not a number from 0 to {NUM_ACTIONS - 1}")
+    action = whole_number("action", action, 0, NUM_ACTIONS - 1)
     kind = ACTION_KINDS[action]
     if action < READY_MONEY:
         return kind

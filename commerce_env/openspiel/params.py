@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks import whole_number
 from ..hands import COMBINATIONS
 from ..options import DEFAULT_PLAYERS
 from ..rules import OPTION_RECORDS, OPTIONS, PRESET_VARIANTS, UNTIL_OUT, VARIANTS, Rules, make_rules
@@ -85,8 +86,7 @@ def rules_from_parameters(variant: str, params: dict[str, Any]) -> tuple[Rules, 
     rules = make_rules(variant, **options)
     players, dealer = values["players"], values["dealer"]
     rules.check_players(players)
-    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
-        raise ValueError(f"bad value {dealer!r} for parameter 'dealer'; a seat from 0 to {players - 1}")
+    whole_number("parameter 'dealer'", dealer, 0, players - 1)
     return rules, players, dealer
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pyspiel
 
 from ..cards import CARDS
+from ..checks import whole_number
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..game_tree import draws_card, info_key, replayed, stock_top, unseen_stock
 from ..small_game import SMALL_GAMES, SmallGame
@@ -58,8 +59,7 @@ class SmallCommerceGame(pyspiel.Game):
             raise ValueError(f"unknown parameter(s) {', '.join(unknown)}; the one parameter is deals")
         count = params.get("deals", 0)
         every = self.small.deals()
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= len(every):
-            raise ValueError(f"bad value {count!r} for parameter 'deals'; 0 (every deal) to {len(every)}")
+        whole_number("parameter 'deals' (0: every deal)", count, 0, len(every))
         self.deals = every if count == 0 else self.small.deals(count)
         self.top = stock_top(self.small)
         rules = self.small.rules()

@@ -47,6 +47,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..checks import whole_number
 from ..engine.actions import NUM_ACTIONS
 from ..env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
 from ..features import feature_names
@@ -163,9 +164,8 @@ class CommerceVectorEnv(VectorEnv):
             raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
-        if seat not in ("rotate", "random") and (isinstance(seat, bool) or not isinstance(seat, int)
-                                                 or not 0 <= seat < num_players):
-            raise ValueError(f"seat must be rotate, random or a seat from 0 to {num_players - 1}, got {seat!r}")
+        if seat not in ("rotate", "random"):
+            whole_number("seat (rotate, random or a seat)", seat, 0, num_players - 1)
         check_game_count("num_envs", num_envs)
         seed = checked_vector_seed(seed)
         specs = opponents if isinstance(opponents, OpponentPool) else OpponentPool(

@@ -14,6 +14,7 @@ import random
 
 import numpy as np
 
+from ..checks import whole_number
 from .row import kernel
 
 _N, _M = 624, 397
@@ -77,10 +78,8 @@ def shuffled_copies(rng: random.Random, items: list[int], count: int, skip_bits:
     of 32, its value dropped), then ``cards = list(items); rng.shuffle(cards)``, as Python would
     draw them, ``rng`` left in the state Python would leave it in.  A subclass of ``random.Random``
     (which may draw otherwise) is served by Python itself."""
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-        raise ValueError(f"count must be a whole number from 0, got {count!r}")
-    if isinstance(skip_bits, bool) or not isinstance(skip_bits, (int, np.integer)) or skip_bits < 0:
-        raise ValueError(f"skip_bits must be a whole number from 0, got {skip_bits!r}")
+    whole_number("count", count, 0)
+    whole_number("skip_bits", skip_bits, 0)
     out = np.empty((count, len(items)), dtype=np.int64)
     if type(rng) is not random.Random or skip_bits % 32 or len(items) >= 2**31:
         for c in range(count):
