@@ -41,7 +41,6 @@ import math
 import multiprocessing
 import pickle
 import random
-import secrets
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -49,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 from commerce_env.engine import new_game
-from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, Rules, make_rules
+from commerce_env.rules import Rules
 
+from .arena_settings import BACKENDS, ArenaSettings
 from .base import Agent
 from .boundary import AgentError, EngineGuard, seat_agent
 from .module_agents import holds_module_agent
@@ -61,11 +61,10 @@ from .specs import check_spec, make_agent, read_spec, spec_name
 from .stats import summarise
 
 AgentSpec = str | Mapping[str, Any] | Agent  # a name, a model path, {agent: name, **arguments}
-BACKENDS = ("local", "ray")
 # Re-exported: the arena's public names, defined in the modules that do each job.
-__all__ = ["BACKENDS", "MAX_SEATINGS", "MIN_GROUPS", "OUTPUT_FILES", "PACKS_PER_GROUP", "agent_names", "base_table",
-           "build_agent", "group_deal", "play_env_episode", "play_game", "plot", "ranking", "report_markdown",
-           "rotation", "run_arena", "sample_warnings", "seatings", "summarise", "write_outputs"]
+__all__ = ["BACKENDS", "MAX_SEATINGS", "MIN_GROUPS", "OUTPUT_FILES", "PACKS_PER_GROUP", "ArenaSettings", "agent_names",
+           "base_table", "build_agent", "group_deal", "play_env_episode", "play_game", "plot", "ranking",
+           "report_markdown", "rotation", "run_arena", "sample_warnings", "seatings", "summarise", "write_outputs"]
 
 
 # ------------------------------------------------------------------ workers
@@ -181,22 +180,21 @@ def _check_names(lineup: Sequence[AgentSpec]) -> None:
                                      "its agents; agents with the same name are one agent: give it a name of its own")
 
 
-def run_arena(lineup: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT, num_players: int = DEFAULT_PLAYERS,
-              options: dict[str, Any] | None = None, deals: int | None = None, seed: int | None = None,
-              workers: int = 1,
-              duplicate: bool = True, out_dir: str | Path | None = None, overwrite: bool = False,
-              progress: bool = True,
-              games: int | None = None, backend: str = "local", address: str | None = None,
-              batched: bool | None = None, isolate: bool = False, time_limit: float | None = None) -> dict:
+def run_arena(lineup: Sequence[AgentSpec], settings: ArenaSettings | None = None, *, deals: int | None = None,
+              **keywords: Any) -> dict:
     """Play ``games`` games between the ``lineup`` and summarise them (see the module docstring).
+
+    The settings are keywords (``variant``, ``num_players``, ``options``, ``games``, ``seed``,
+    ``workers``, ``duplicate``, ``out_dir``, ``overwrite``, ``progress``, ``backend``, ``address``,
+    ``batched``, ``isolate``, ``time_limit``), or one :class:`agents.arena_settings.ArenaSettings`
+    made beforehand; either way they are checked together before anything is played.
 
     A *game* is one episode: a deal, or a whole match when the rules play
     matches; ``games`` is rounded up to whole *duplicate groups*.  ``deals`` is
     the older name of ``games`` (default 1000).  ``duplicate=False`` gives every
     game its own packs (plain random deals, for comparison).  ``backend="ray"``
     plays the groups as Ray tasks (:mod:`agents.arena_ray`, on the cluster at
-    ``address`` or a local one), with the same result as ``workers=1``.  Every
-    argument is checked before anything is played.  ``batched`` (default: wherever it
+    ``address`` or a local one), with the same result as ``workers=1``.  ``batched`` (default: wherever it
     applies, :func:`agents.arena_batched.applies`) plays the groups on the batched engine,
     with exactly the local result; ``False`` never, ``True`` insists.  Returns a JSON-able dict;
     with ``out_dir`` also writes ``result.json``, ``report.md`` and ``mean_reward.png`` there,
@@ -209,36 +207,15 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT, nu
     ``crash`` entry naming the agent, its seat, the group, the error's type and message (``crash``
     is ``None`` otherwise); if none had finished, its error is raised.
     """
-    if deals is not None and games is not None:
-        raise ValueError(f"give games ({games!r}) or its older name deals ({deals!r}), not both")
-    games = 1000 if deals is None and games is None else (games if games is not None else deals)
-    rules = make_rules(variant, **(options or {}))
-    rules.check_players(num_players)
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games (deals) must be a whole number >= 1, got {games!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
-    if seed is None:  # isolated: a secret seed, or an agent that knows the scheme could deal the packs itself
-        seed = secrets.randbelow(2**63) if isolate is True else 0
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
-    if not isinstance(duplicate, bool):
-        raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if batched not in (None, True, False):
-        raise ValueError(f"batched must be None (where it applies), True or False, got {batched!r}")
-    if not isinstance(isolate, bool):
-        raise ValueError(f"isolate must be True or False, got {isolate!r}")
-    if isolate and (backend != "local" or workers != 1 or batched):
-        raise ValueError(f"isolate=True plays on the local backend in one process (each agent in its own), "
-                         f"not with backend={backend!r}, workers={workers!r}, batched={batched!r}")
-    from .isolated import check_time_limit
-
-    time_limit = check_time_limit(time_limit)
-    if time_limit is not None and not isolate:
-        raise ValueError(f"time_limit={time_limit!r} needs isolate=True: an agent in the arena's own process "
-                         "cannot be stopped in the middle of a decision")
+    if deals is not None:  # the older name of games
+        if "games" in keywords:
+            raise ValueError(f"give games ({keywords['games']!r}) or its older name deals ({deals!r}), not both")
+        keywords["games"] = deals
+    if settings is not None and keywords:
+        raise ValueError(f"give the settings as an ArenaSettings or as keywords, not both (got {sorted(keywords)})")
+    settings = ArenaSettings(**keywords) if settings is None else settings
+    rules, num_players, variant, batched = settings.rules, settings.num_players, settings.variant, settings.batched
+    backend, isolate, workers, seed = settings.backend, settings.isolate, settings.workers, settings.seed
     lineup = [read_spec(spec) for spec in lineup]  # "search(worlds=96)" as on the command line
     _check_names(lineup)
     from .arena_batched import refusal, searches
@@ -259,21 +236,21 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT, nu
         elif not isinstance(spec, Agent):  # a model is checked against this game: variant and players
             make_agent(spec, variant=variant, num_players=num_players)
     per_group = len(seatings(table))
-    groups = math.ceil(games / per_group)
+    groups = math.ceil(settings.games / per_group)
+    out_dir = settings.out_dir
     if out_dir is not None:
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise ValueError(f"out_dir {str(out_dir)!r} exists and is not a folder")
         existing = [name for name in OUTPUT_FILES if (out / name).exists()]
-        if existing and not overwrite:
+        if existing and not settings.overwrite:
             raise ValueError(f"out_dir {str(out_dir)!r} already holds {', '.join(existing)}: give another folder, "
                              "or overwrite=True (commerce arena --force) to replace those files")
 
     started = time.perf_counter()
     results: dict[int, list] = {}
     crash = None
-    runs = _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend, address,
-                       batched, isolate, time_limit)
+    runs = _run_groups(lineup, settings, groups, batched)
     stopped: KeyboardInterrupt | None = None
     try:
         for group, played in runs:
@@ -300,11 +277,11 @@ def run_arena(lineup: Sequence[AgentSpec], *, variant: str = DEFAULT_VARIANT, nu
     counted = sum(d for group in records for _, _, d in group)
     result.update(
         variant=variant, num_players=num_players, rules=rules.options(), lineup=names, seed=seed,
-        duplicate=duplicate, groups=groups, games_per_group=per_group, games=games_played,
+        duplicate=settings.duplicate, groups=groups, games_per_group=per_group, games=games_played,
         deals_played=int(counted), seconds=elapsed,
         deals_per_second=counted / elapsed if elapsed > 0 else float("inf"),
         games_per_second=games_played / elapsed if elapsed > 0 else float("inf"), workers=workers,
-        isolate=isolate, time_limit=time_limit, crash=None if crash is None else crash.report,
+        isolate=isolate, time_limit=settings.time_limit, crash=None if crash is None else crash.report,
     )
     result["warnings"] = sample_warnings(groups) + ([] if crash is None else [crash_warning(crash.report, groups)])
     if out_dir is not None:
@@ -337,9 +314,10 @@ def crash_warning(crash: dict[str, Any], finished: int) -> str:
             f"{crash['message']}; {kept}")
 
 
-def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, progress, backend="local",
-                address=None, batched=False, isolate=False, time_limit=None):
-    bar = _Progress(groups, progress)
+def _run_groups(lineup: list[AgentSpec], settings: ArenaSettings, groups: int, batched: bool):
+    """Each group's ``(group, records)`` as it finishes (or a :class:`Crash`), on the path the settings ask."""
+    rules, num_players, seed, duplicate = settings.rules, settings.num_players, settings.seed, settings.duplicate
+    bar = _Progress(groups, settings.progress)
     try:
         if batched:  # one process: many groups per call of the batched engine
             from .arena_batched import play_groups as play_batched
@@ -356,23 +334,23 @@ def _run_groups(lineup, rules, num_players, seed, groups, workers, duplicate, pr
                 if not isinstance(group, int):
                     group = min(set(range(groups)) - finished, default=groups)
                 yield group, Crash.of(error, group)
-        elif backend == "ray":
+        elif settings.backend == "ray":
             from .arena_ray import play_groups
 
-            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, address,
+            for item in play_groups(lineup, rules, num_players, seed, groups, duplicate, settings.address,
                                     worker=(_init_worker, _play_group)):
                 yield item
                 bar.advance()
-        elif workers == 1:
-            _init_worker(lineup, rules, num_players, seed, duplicate, isolate, time_limit)
+        elif settings.workers == 1:
+            _init_worker(lineup, rules, num_players, seed, duplicate, settings.isolate, settings.time_limit)
             for group in range(groups):
                 yield _play_group(group)
                 bar.advance()
         else:
             context = multiprocessing.get_context("fork")
-            with context.Pool(workers, initializer=_init_worker,
+            with context.Pool(settings.workers, initializer=_init_worker,
                               initargs=(lineup, rules, num_players, seed, duplicate)) as pool:
-                chunk = max(1, min(8, groups // (workers * 8)))
+                chunk = max(1, min(8, groups // (settings.workers * 8)))
                 for item in pool.imap_unordered(_play_group, range(groups), chunksize=chunk):
                     yield item
                     bar.advance()

@@ -17,7 +17,7 @@ import argparse
 import time
 from typing import Any
 
-from agents.arena import _lineup_table, _run_groups, agent_names
+from agents.arena import ArenaSettings, _lineup_table, _run_groups, agent_names
 from agents.base import Agent
 from agents.specs import make_agent
 from agents.stats import summarise
@@ -50,13 +50,13 @@ def compare(agent: str, variant: str, games: int, seed: int, num_players: int = 
     new_agent = Counted(new or make_agent(agent), agent)
     old_agent = Counted(old or VERSIONS[agent](), f"{agent}_v1")
     lineup = [new_agent, old_agent]
-    rules = make_rules(variant, **(options or {}))
+    settings = ArenaSettings(variant=variant, num_players=num_players, options=options, seed=seed, progress=False)
     table, _ = _lineup_table(lineup, num_players)
     from agents.seating import seatings
 
     groups = -(-games // len(seatings(table)))
     started = time.perf_counter()
-    records = [played for _, played in _run_groups(lineup, rules, num_players, seed, groups, 1, True, False)]
+    records = [played for _, played in _run_groups(lineup, settings, groups, batched=False)]
     seconds = time.perf_counter() - started
     unique = list(dict.fromkeys(agent_names(lineup)))
     per_deal = summarise(records, unique, seed=seed)
