@@ -14,7 +14,7 @@ from typing import Any
 
 from .cards import CARDS
 from .engine.actions import TEXT_CARDS
-from .engine.phases import ACT, HORSE, LAST_EXCHANGE, OVER, REPLY, STAND_CHOICE, STARTING_LIVES, WIDOW_CHOICE
+from .engine.phases import OVER, STARTING_LIVES
 from .rules import UNTIL_OUT, Rules, variant_info
 
 HANDS = ("Hands, best first: tricon (three of a rank), sequence (three in a row of one suit), "
@@ -53,12 +53,6 @@ DONE = {  # a seat's last move, in a word or two
 CATEGORIES = {"tricon": "tricon", "sequence": "sequence", "flush": "flush", "pair": "pair", "point": "point",
               "ship": "ship", "none": "nothing"}
 
-_TURN = {ACT: "Your turn", REPLY: "Your turn to answer the offer", STAND_CHOICE: "Your trade is made",
-         WIDOW_CHOICE: "You deal: choose before you look at your hand", LAST_EXCHANGE: "Your last turn",
-         HORSE: "You are the first out of lives"}
-_WAITING = {ACT: "is to play", REPLY: "is answering an offer", STAND_CHOICE: "is choosing to stand or continue",
-            WIDOW_CHOICE: "is choosing between the widow and an unseen hand", LAST_EXCHANGE: "has a last turn",
-            HORSE: "is choosing whether to buy a horse"}
 _RULE_NUMBER = re.compile(r"\s*\(R\d+(?:\.\d+)?\)")
 
 
@@ -148,15 +142,17 @@ def with_category(category: str) -> str:
     return f"with an {word}" if word[0] in "aeiou" else f"with a {word}"
 
 
-def prompt_text(phase: str, name: str, you: bool, kinds: Iterable[str] = ()) -> str:
+def prompt_text(variant: str, phase: str, name: str, you: bool, kinds: Iterable[str] = ()) -> str:
     """Who is to do what: ``Your turn: knock, trade for ready money or offer (barter).``,
-    ``greedy (2) is to play.``; ``kinds``: the viewer's choices when it is their turn."""
+    ``greedy (2) is to play.``, in the words of the variant's engine (its ``prompts``); ``kinds``:
+    the viewer's choices when it is their turn."""
     if phase == OVER:
         return ""
+    turn, waiting = variant_info(variant).engine.prompts[phase]
     if not you:
-        return f"{name} {_WAITING[phase]}."
+        return f"{name} {waiting}."
     names = [ACTION_NAMES[k] for k in dict.fromkeys(kinds)]
-    return f"{_TURN[phase]}: {join_or(names)}." if names else f"{_TURN[phase]}."
+    return f"{turn}: {join_or(names)}." if names else f"{turn}."
 
 
 def who_does(names: Sequence[str], verb: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from . import guide
 from .cards import CARDS
+from .checks import whole_number
 from .engine.actions import KINDS, action_kind
 from .engine.base import DEAL, SHOW, Game
 from .engine.settlement import Showdown
@@ -185,8 +186,8 @@ class _Seat:
 
 def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showdown | None) -> Scene:
     n = game.num_players
-    if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < n):
-        raise ValueError(f"viewer must be None or a seat from 0 to {n - 1}, got {viewer!r}")
+    if viewer is not None:
+        viewer = whole_number("viewer (None or a seat)", viewer, 0, n - 1)
     names = names or [f"player_{s}" for s in range(n)]
     facts = _Everything(game) if viewer is None else _Seat(game, viewer)
     money = game.plays_for_money  # R9: money apart from lives
@@ -206,8 +207,8 @@ def _scene(game: Game, viewer: int | None, names: list[str] | None, shown: Showd
     # a sampled world starts at its deal, so count back from the match's number of actions).
     last = facts.last_action(game.actions_taken - shown.actions if shown is not None else 0, names)
     to_act = facts.current_player
-    prompt = "" if to_act is None else guide.prompt_text(facts.phase, names[to_act], to_act == viewer,
-                                                         facts.choices() if to_act == viewer else ())
+    prompt = "" if to_act is None else guide.prompt_text(game.rules.variant, facts.phase, names[to_act],
+                                                         to_act == viewer, facts.choices() if to_act == viewer else ())
     return Scene(
         variant=game.rules.variant, viewer=viewer, deal=shown.deal if shown else facts.deals_dealt,
         round=facts.rounds_done + 1, phase=facts.phase, seats=tuple(seats),

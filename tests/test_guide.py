@@ -46,3 +46,20 @@ def test_my_ship_sails_help_has_no_poker_hands():
 def test_an_unknown_variant_is_named():
     with pytest.raises(ValueError, match="unknown variant 'poker'"):
         guide.variant_help("poker")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_phase_a_variant_reaches_has_its_prompt_in_its_engine(variant):
+    # R6.2, R5.6, R8.3, R9.4: the phases of a variant's own are said in its engine's words
+    rules, rng, seen = make_rules(variant, deals=3 if variant in ("trade_barter", "old_game") else "until_out"), \
+        random.Random(3), set()
+    for seed in range(40):
+        game = new_game(rules, 4, seed=seed)
+        while not game.over:
+            seen.add(game.phase)
+            you = guide.prompt_text(variant, game.phase, "you", True, ["knock"])
+            other = guide.prompt_text(variant, game.phase, "greedy (1)", False)
+            assert you.endswith(".") and other.startswith("greedy (1) ") and you != other
+            game.apply(rng.choice(game.legal_actions()))
+    assert seen <= set(game.prompts)
+    assert guide.prompt_text(variant, "over", "you", True) == ""

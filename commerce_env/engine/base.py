@@ -22,20 +22,21 @@ The engine knows nothing of PettingZoo, Gymnasium or torch.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import ClassVar
 
 from ..cards import make_pack, parse_pack
+from ..checks import whole_number
 from ..options import Rules
 from .actions import (
     ACTION_KIND_INDEX,
     ACTION_KINDS,
     EXCHANGE,
     GIVE,
-    KEEP_HAND,
     NUM_ACTIONS,
     OFFER,
     READY_MONEY,
-    TAKE_WIDOW,
     TEXT_CARDS,
     IllegalActionError,
     action_cards,
@@ -77,6 +78,10 @@ class Game(Settling, Snapshots):
     plays_for_money = False  # R9: rewards count money; lives are apart from it
     pass_ends_turns = False  # R8.2: a player who stands or passes takes no further turns
     research_pack = 0  # the cards of its small solvable game (commerce_env.small_game); 0: none
+    # How a table says each phase of a decision (commerce_env.guide.prompt_text): to the player to
+    # act, and of another; a variant with phases of its own adds theirs to its parent's.
+    prompts: ClassVar[Mapping[str, tuple[str, str]]] = MappingProxyType({
+        ACT: ("Your turn", "is to play"), REPLY: ("Your turn to answer the offer", "is answering an offer")})
 
     @classmethod
     def return_bounds(cls, num_players: int, rules: Rules) -> tuple[float, float]:
@@ -97,8 +102,7 @@ class Game(Settling, Snapshots):
         if rules.variant != self.variant:
             raise ValueError(f"rules are for {rules.variant!r}, not {self.variant!r}")
         rules.check_players(num_players)
-        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < num_players:
-            raise ValueError(f"dealer must be a seat from 0 to {num_players - 1}, got {dealer!r}")
+        dealer = whole_number("dealer", dealer, 0, num_players - 1)
         self.rules = rules
         self.num_players = num_players
         self.combinations = rules.combinations
@@ -358,11 +362,7 @@ class Game(Settling, Snapshots):
         in a barter, by the one who receives them; face-up cards by all."""
         seat = self.current_player if seat is None else seat
         kind = ACTION_KINDS[action]
-        if action < READY_MONEY:
-            if action == TAKE_WIDOW:  # R6.2: his unseen hand goes face up, the widow into his hand
-                return seat, kind, (*self.hands[seat], *self.table), (self.everyone,) * 6
-            if action == KEEP_HAND:  # he looks at his cards now
-                return seat, kind, tuple(self.hands[seat]), (self.seat_bits[seat],) * 3
+        if action < READY_MONEY:  # a choice that moves no card (the widow's own: Widow.record_entry)
             return seat, kind, (), ()
         hand, me = self.hands[seat], self.seat_bits[seat]
         if action < OFFER:  # R5.3: a face-down discard and a face-down draw from the top

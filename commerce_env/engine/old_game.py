@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from ..options import ALL_COMBINATIONS, Variant, register
 from .actions import EXCHANGE, PASS, STAND
 from .base import LAST_EXCHANGE, Game
@@ -19,6 +21,7 @@ class OldGame(Game):
     antes = False  # R8.4: no ante and no pool
     has_table = True
     pass_ends_turns = True  # R8.2
+    prompts = MappingProxyType({**Game.prompts, LAST_EXCHANGE: ("Your last turn", "has a last turn")})
 
     def _begin_deal(self) -> None:
         self.stood: list[int] = []

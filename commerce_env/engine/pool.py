@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from ..options import ALL_COMBINATIONS, UNTIL_OUT, Rules, Variant, register
 from .actions import BUY_HORSE, NO_HORSE
 from .base import HORSE
@@ -16,6 +18,8 @@ class PoolCommerce(OldGame):
 
     variant = "pool"
     plays_for_money = True
+    prompts = MappingProxyType({**OldGame.prompts, HORSE: ("You are the first out of lives",
+                                                            "is choosing whether to buy a horse")})
 
     @classmethod
     def return_bounds(cls, num_players: int, rules: Rules) -> tuple[float, float]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from ..hands import CATEGORIES, category_index
 from ..options import FOSTER_COMBINATIONS, Variant, register
 from .actions import CONTINUE, EXCHANGE, GIVE, KNOCK, OFFER, READY_MONEY, STAND
@@ -39,6 +41,8 @@ class TradeBarter(Game):
     has_stock = True
     blind_trades = True
     research_pack = 9  # 2, 3 and 4 in three suits: every decision of the deal (commerce_env.small_game)
+    prompts = MappingProxyType({**Game.prompts,
+                                STAND_CHOICE: ("Your trade is made", "is choosing to stand or continue")})
 
     def _legal(self) -> list[int]:
         if self.phase == ACT:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from ..options import FOSTER_COMBINATIONS, UNTIL_OUT, Variant, register
-from .actions import EXCHANGE, KEEP_HAND, KNOCK, PASS, TAKE_WIDOW
+from .actions import ACTION_KINDS, EXCHANGE, KEEP_HAND, KNOCK, PASS, TAKE_WIDOW
 from .base import ACT, WIDOW_CHOICE, Game
 
 _EXCHANGES = [EXCHANGE + i for i in range(9)]
@@ -28,6 +30,8 @@ class Widow(Game):
     has_table = True
     dealer_blind = True  # R6.2
     table_name = "widow"
+    prompts = MappingProxyType({**Game.prompts, WIDOW_CHOICE: ("You deal: choose before you look at your hand",
+                                                               "is choosing between the widow and an unseen hand")})
 
     def _begin_deal(self) -> None:
         self.phase = WIDOW_CHOICE  # R6.2: no turn (R4.4)
@@ -40,6 +44,16 @@ class Widow(Game):
 
     def sees_own_hand(self, seat: int) -> bool:
         return not (self.phase == WIDOW_CHOICE and seat == self.dealer)
+
+    def record_entry(self, action: int, seat: int | None = None) -> tuple:
+        """R11 for the dealer's blind choice (R6.2): taking the widow shows his unseen hand and the
+        widow to all; keeping his hand shows it to him alone.  Other actions as every variant's."""
+        seat = self.current_player if seat is None else seat
+        if action == TAKE_WIDOW:  # his unseen hand goes face up, the widow into his hand
+            return seat, ACTION_KINDS[action], (*self.hands[seat], *self.table), (self.everyone,) * 6
+        if action == KEEP_HAND:  # he looks at his cards now
+            return seat, ACTION_KINDS[action], tuple(self.hands[seat]), (self.seat_bits[seat],) * 3
+        return super().record_entry(action, seat)
 
     def _step(self, seat: int, action: int) -> None:
         if action == TAKE_WIDOW:  # his unseen hand becomes the new widow
