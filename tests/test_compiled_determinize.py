@@ -160,7 +160,7 @@ def test_the_unseen_cards_are_placed_as_in_python(data):
         world.write(item, card)
     triple = st.lists(st.integers(0, positions - 1), min_size=3, max_size=3, unique=True).map(tuple)
     hands = data.draw(st.lists(triple, min_size=1, max_size=6))
-    world.ship_checks = (tuple(hands), None)
+    world.flush_checks = (tuple(hands), None)
     lay = M.world_layout(2, positions, len(hands))
     w = M.world_array(world, lay)
     seed = data.draw(st.integers(0, 2**32 - 1))

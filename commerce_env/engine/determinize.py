@@ -121,7 +121,7 @@ class DealSampler:
     ``deal`` is the seat's masked record of the deal, its ``deal`` entry
     first; ``order`` the players of the deal, eldest first; ``table_size``
     the face-up cards dealt (R1.5); ``bottom`` Peel's discard under the stock
-    (R5.3); ``ship`` My Ship Sails' rule that a flush ends the deal (R7.3);
+    (R5.3); ``flush_ends_deal`` My Ship Sails' rule that a flush ends the deal (R7.3);
     ``deck`` every card of the pack.  What depends only on the record (the
     replay steps, the constraints, the first positions, and where no hidden
     choice is left to chance the searched positions themselves) is worked out once;
@@ -130,11 +130,11 @@ class DealSampler:
     """
 
     def __init__(self, deal: Sequence[tuple], seat: int, order: Sequence[int], table_size: int, bottom: bool,
-                 ship: bool, deck: Sequence[int]):
+                 flush_ends_deal: bool, deck: Sequence[int]):
         if not deal or deal[0][1] != DEAL:
             raise ValueError("a deal's record starts with its deal entry")
         self.deal, self.seat, self.bottom, self.deck = deal, seat, bottom, deck
-        self.first = first_world(deal[0][2], order, table_size, ship)
+        self.first = first_world(deal[0][2], order, table_size, flush_ends_deal)
         self.steps = replay_steps(deal)
         self._stock = stock_moves(self.steps, len(self.first.stock), bottom)
         if bottom:
@@ -212,7 +212,7 @@ class DealSampler:
         the shuffle (R7.3), each sample draws exactly ``rng.shuffle(list(plan.free))`` and puts
         the cards over ``plan.unwritten`` in order; otherwise None."""
         world = self._searched
-        if world is None or world.ship_checks is not None:
+        if world is None or world.flush_checks is not None:
             return None
         card_of = world.card_of
         return ShufflePlan(_places(world.copy()), [item for item in range(len(self.deck)) if item not in card_of],
@@ -241,7 +241,7 @@ def _write_unseen(world: World, pack: Sequence[int], rng: random.Random) -> bool
     free = sorted(card for card in pack if card not in world.item_of)  # not in the hidden pack order
     rng.shuffle(free)
     hands_of: dict[int, list[tuple[int, ...]]] = {}
-    checks = world.ship_checks
+    checks = world.flush_checks
     while checks is not None:
         hands, checks = checks
         for items in hands:

@@ -50,7 +50,7 @@ class World:
     """Positions (ints) in hands, table, stock and discards, and the cards written on them."""
 
     __slots__ = ("hands", "table", "stock", "discards", "card_of", "item_of", "offer", "offer_seat",
-                 "moved", "ship_checks")
+                 "moved", "flush_checks")
 
     def copy(self) -> World:
         """An independent copy for a trial move (the move histories are shared: never changed)."""
@@ -63,7 +63,7 @@ class World:
         new.item_of = dict(self.item_of)
         new.offer, new.offer_seat = self.offer, self.offer_seat
         new.moved = self.moved  # persistent lists (cons cells): shared safely
-        new.ship_checks = self.ship_checks
+        new.flush_checks = self.flush_checks
         return new
 
     def write(self, item: int, card: int) -> bool:
@@ -78,7 +78,7 @@ class World:
         return True
 
 
-def first_world(pack: Sequence[int | None], order: Sequence[int], table_size: int, ship: bool) -> World:
+def first_world(pack: Sequence[int | None], order: Sequence[int], table_size: int, flush_ends_deal: bool) -> World:
     """The deal's positions (R1.5) and the cards the seat sees at once (``None``: hidden)."""
     m = len(order)
     world = object.__new__(World)
@@ -91,12 +91,12 @@ def first_world(pack: Sequence[int | None], order: Sequence[int], table_size: in
     world.card_of, world.item_of = {}, {}
     world.offer = world.offer_seat = None
     world.moved = None
-    world.ship_checks = None
+    world.flush_checks = None
     for item, card in enumerate(pack):  # its own hand (unless blind, R6.2), the face-up table
         if card is not None:
             world.write(item, card)
-    if ship:
-        world.ship_checks = (tuple(tuple(items) for items in world.hands.values()), None)
+    if flush_ends_deal:
+        world.flush_checks = (tuple(tuple(items) for items in world.hands.values()), None)
     return world
 
 
@@ -386,15 +386,15 @@ def _apply(step: tuple, world: World, item: int | None, seat: int, bottom: bool)
             new = seen not in world.card_of
             if not world.write(seen, step[2] if trader == seat else step[4]):
                 return False
-            if new and world.ship_checks is not None and _past_flush(world, seen):
+            if new and world.flush_checks is not None and _past_flush(world, seen):
                 return False
-        if world.ship_checks is not None:  # R7.3: neither hand may have become a flush
+        if world.flush_checks is not None:  # R7.3: neither hand may have become a flush
             hands = (tuple(world.hands[trader]), tuple(world.hands[actor]))
             card_of = world.card_of
             for items in hands:
                 if all(i in card_of for i in items) and is_ship([card_of[i] for i in items]):
                     return False
-            world.ship_checks = (hands, world.ship_checks)
+            world.flush_checks = (hands, world.flush_checks)
         return True
     if code == _EXCHANGE:  # R6.3, R8.2: both cards face up
         if not world.write(item, step[2]):
@@ -433,7 +433,7 @@ def _apply(step: tuple, world: World, item: int | None, seat: int, bottom: bool)
 def _past_flush(world: World, item: int) -> bool:
     """Whether a card just written on ``item`` completes a flush in a hand of the past (R7.3)."""
     card_of = world.card_of
-    checks = world.ship_checks
+    checks = world.flush_checks
     while checks is not None:
         hands, checks = checks
         for items in hands:

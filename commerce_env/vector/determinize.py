@@ -70,7 +70,7 @@ def compiles(sampler: DealSampler, rng: random.Random, num_players: int) -> bool
 
 
 @kernel
-def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
+def _write_unseen(w, lay, deck, flush_ends_deal, mt, at, free, unwritten, counts):
     """``engine.determinize._write_unseen`` on world ``w`` (``deck`` ascending): 1 written, 0 failed
     (try again), -1 when the positions already written make a flush of the past."""
     positions = len(deck)
@@ -88,7 +88,7 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
     shuffle(free, count, mt, at)
     counts[:positions] = 0
     checked = 0
-    if ship:
+    if flush_ends_deal:
         for k in range(w[lay[M.W_CHECKS_LEN]]):
             hand = lay[M.W_CHECKS] + 3 * k
             if M.is_flush_hand(w, lay, hand):
@@ -148,8 +148,8 @@ def _write_unseen(w, lay, deck, ship, mt, at, free, unwritten, counts):
 
 
 @kernel
-def _sample(count, first, searched, has_searched, searched_path, steps, lay, seat, bottom, ship, allowed, needs, deck,
-            mt, at, cards, hands, stock, discards, offer, chosen, piles, time_limit, spent):
+def _sample(count, first, searched, has_searched, searched_path, steps, lay, seat, bottom, flush_ends_deal, allowed,
+            needs, deck, mt, at, cards, hands, stock, discards, offer, chosen, piles, time_limit, spent):
     """``count`` worlds as in ``DealSampler._placed``, each after two words drawn for its later deals
     (``deck`` ascending; ``piles``: the stock's and the discards' final sizes; ``chosen``: each step's
     chosen position, ``searched_path`` those of ``searched``); False if one found none within
@@ -180,8 +180,8 @@ def _sample(count, first, searched, has_searched, searched_path, steps, lay, sea
                 path[:] = cached_path
             else:
                 stack[0] = first
-                depth, drawn = M.search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count,
-                                       mt, at, deadline)
+                depth, drawn = M.search(steps, stack, lay, seat, bottom, flush_ends_deal, allowed, needs, options,
+                                        option_count, mt, at, deadline)
                 found = depth >= 0
                 if found:
                     world[:] = stack[depth]
@@ -192,7 +192,7 @@ def _sample(count, first, searched, has_searched, searched_path, steps, lay, sea
                         cached_path[:] = path
                         has_searched = True
             for _ in range(FILL_ATTEMPTS if found else 0):
-                written = _write_unseen(world, lay, deck, ship, mt, at, free, unwritten, counts)
+                written = _write_unseen(world, lay, deck, flush_ends_deal, mt, at, free, unwritten, counts)
                 if written == 1:
                     placed = True
                     break
@@ -243,7 +243,7 @@ def sample_places(sampler: DealSampler, rng: random.Random, count: int, num_play
     spent = np.zeros(2, np.float64)  # a world not found: its attempts and seconds
     path = np.full(len(steps), -1, np.int64) if searched is None else chosen_positions(searched, sampler.steps)
     ok = _sample(count, first, cached, searched is not None, path, steps, lay, sampler.seat, sampler.bottom,
-                 sampler.first.ship_checks is not None, allowed, needs, deck,
+                 sampler.first.flush_checks is not None, allowed, needs, deck,
                  mt, at, out.cards, out.hands, out.stock, out.discards, out.offer, out.chosen, piles,
                  limit, spent)
     set_random_state(rng, mt, at, rest)
@@ -269,7 +269,7 @@ def chosen_positions(world, steps) -> np.ndarray:
 def _layout(sampler: DealSampler, num_players: int) -> np.ndarray:
     """The layout of this deal's worlds: where a flush ends the deal (R7.3), room for every hand of
     the deal that may not have been one (the dealt hands, two more per trade); else none."""
-    if sampler.first.ship_checks is None:
+    if sampler.first.flush_checks is None:
         return M.world_layout(num_players, len(sampler.deck), 0)
     gives = sum(step[0] == _GIVE for step in sampler.steps)
     return M.world_layout(num_players, len(sampler.deck), num_players + 2 * gives)

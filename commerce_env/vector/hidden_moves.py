@@ -91,7 +91,7 @@ def world_array(world: World, lay: np.ndarray) -> np.ndarray:
     w[lay[W_OFFER]] = -1 if world.offer is None else world.offer
     w[lay[W_OFFER_SEAT]] = -1 if world.offer_seat is None else world.offer_seat
     hands = []
-    node = world.ship_checks
+    node = world.flush_checks
     while node is not None:  # the order does not matter: every hand is checked alike
         group, node = node
         hands += [list(items) for items in group]
@@ -234,7 +234,7 @@ def _choices(steps, index, w, lay, seat, allowed, bottom, out):
 
 
 @kernel
-def _apply(step, w, lay, item, seat, bottom, ship):
+def _apply(step, w, lay, item, seat, bottom, flush_ends_deal):
     """``engine.hidden_moves._apply`` for the compiled steps; False on a contradiction."""
     code, actor = step[0], step[1]
     if code == _READY_MONEY:  # R5.3
@@ -269,9 +269,9 @@ def _apply(step, w, lay, item, seat, bottom, ship):
             new = w[lay[W_CARD_OF] + seen] < 0
             if not _write(w, lay, seen, step[2] if trader == seat else step[4]):
                 return False
-            if new and ship and _past_flush(w, lay, seen):
+            if new and flush_ends_deal and _past_flush(w, lay, seen):
                 return False
-        if ship:  # R7.3: neither hand may have become a flush
+        if flush_ends_deal:  # R7.3: neither hand may have become a flush
             for holder in (trader, actor):
                 if is_flush_hand(w, lay, lay[W_HANDS] + 3 * holder):
                     return False
@@ -324,7 +324,7 @@ def clock():
 
 
 @kernel
-def search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, option_count, mt, at, deadline):
+def search(steps, stack, lay, seat, bottom, flush_ends_deal, allowed, needs, options, option_count, mt, at, deadline):
     """``engine.hidden_moves.search`` from the world ``stack[0]`` (``needs``: :func:`need_arrays`):
     the depth at which ``stack`` holds the answer (-1: the budget ran out, or :func:`clock` passed
     ``deadline``) and whether a choice among several was drawn."""
@@ -354,7 +354,7 @@ def search(steps, stack, lay, seat, bottom, ship, allowed, needs, options, optio
         option_count[depth] -= 1
         item = options[depth, option_count[depth]]
         stack[depth + 1] = stack[depth]
-        if (_apply(steps[depth], stack[depth + 1], lay, item, seat, bottom, ship)
+        if (_apply(steps[depth], stack[depth + 1], lay, item, seat, bottom, flush_ends_deal)
                 and _supplied(stack[depth + 1], lay, depth + 1, need_at, need_bits, need_counts, need_barred,
                               need_stock)):
             depth += 1
