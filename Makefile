@@ -37,7 +37,7 @@ lint:
 
 # The engines' tests without installing anything: the readable and batched engines, the rules, the mirror.
 check:
-	$(PYTHON) -m pytest -q -n 2 tests/test_rules_*.py tests/test_vector_*.py tests/test_compiled_cache.py
+	$(PYTHON) -m pytest -q -n 2 tests/engine/test_rules_*.py tests/vector/test_vector_*.py tests/vector/test_compiled_cache.py
 
 # The compiled kernels' folders (commerce_env/vector/compiled.py): the next process compiles afresh.
 clean-kernels:

@@ -3,7 +3,7 @@
 It reads one seat's hand, the face-up table, the phase and the legal actions of
 a game of a :class:`commerce_env.vector.BatchEngine` (as :mod:`commerce_env.vector.access` gives
 them), and picks the action
-``greedy_choice`` picks on the same state (tests/test_vector_env.py compares
+``greedy_choice`` picks on the same state (tests/vector/test_vector_env.py compares
 them).  The batched greedy opponents (:mod:`agents.batched`) and the search's
 batched rollouts (:mod:`agents.batched_search`) both play it; it imports no
 agent, so neither depends on the other.  Needs the ``vector`` extra (numba).

@@ -11,7 +11,7 @@ learner's moves uniform over its mask) and MaskablePPO's ``learn`` on it
 tanh, one torch thread).  Runs take turns (:func:`benchmarks.timing.interleaved`);
 the ratio is the median of the round-by-round ratios, so load from other
 processes falls on both alike.  Learner steps are the unit: the learner's
-decisions are the same either way (tests/test_vector_env.py), only the
+decisions are the same either way (tests/vector/test_vector_env.py), only the
 opponents' deals after it is out are skipped.
 """
 

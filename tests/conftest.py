@@ -1,13 +1,24 @@
-"""Fixtures shared by the test files (plain helpers are in helpers.py)."""
+"""Fixtures shared by the test files (plain helpers are in helpers.py).
+
+The tests are grouped in folders by the layer they test (``engine/``, ``vector/``, ``envs/``,
+``openspiel/``, ``agents/``, ``training/``, ``web/``, ``benchmarks/``, and ``project/`` for the
+whole repository); the shared helpers stay here, and every folder is importable from any test
+(``from helpers import Driver``, ``from test_rules_common import random_options``)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+HERE = Path(__file__).resolve().parent
+for _folder in [HERE, *sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))]:
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 
 @pytest.fixture(scope="session")
@@ -69,7 +80,7 @@ def tiny_model(tmp_path_factory):
     return make
 
 
-BROWSER_SKIP_REASONS = ("chromium", "selenium")  # the skip reasons of the browser tests (tests/web_browser.py)
+BROWSER_SKIP_REASONS = ("chromium", "selenium")  # the skip reasons of the browser tests (tests/web/web_browser.py)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

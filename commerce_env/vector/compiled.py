@@ -7,7 +7,7 @@ constants, would go on running the old code after that file is edited.  Here the
 kernel is a folder named by one hash of all the files kernels are made from
 (:data:`KERNEL_SOURCES`): edit any of them and the next process compiles into a new folder.
 ``make clean-kernels`` removes the folders (``python -m commerce_env.vector.compiled --clean``);
-``tests/test_compiled_cache.py`` checks that the list holds every file a kernel reads.
+``tests/vector/test_compiled_cache.py`` checks that the list holds every file a kernel reads.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The state of every game lives in a few numpy arrays; :mod:`.kernels` (numba)
 moves them.  The readable engine (:mod:`commerce_env.engine`) is the
 reference: same rules, action numbers, observation layout and rewards, which
-tests/test_vector_engine.py checks step by step.
+tests/vector/test_vector_engine.py checks step by step.
 
 A finished game stays finished (``over``, ``current_player`` -1, an all-zero
 mask) until it is restarted: :meth:`reset` restarts all games,

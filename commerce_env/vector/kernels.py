@@ -6,7 +6,7 @@ mask, apply an action), :mod:`.observation`, :mod:`.settling`.  :class:`.engine.
 them; compiled code outside this package reads a game through :mod:`.access` instead.
 
 The logic is a transcription of the readable engine (``commerce_env/engine``), module for module
-(docs/architecture.md), which stays the reference: the lockstep tests (tests/test_vector_engine.py)
+(docs/architecture.md), which stays the reference: the lockstep tests (tests/vector/test_vector_engine.py)
 play both side by side.  Why numba and one row per game: docs/performance.md, "Batched engine".
 """
 

@@ -5,7 +5,7 @@ Search plays on from states it did not start: the worlds it samples
 objects, mid-deal and mid-match.  :func:`game_row` writes one such state into
 the layout of :mod:`.row` (the same fields under the row's names), so
 that the batched engine continues it exactly as the readable engine would
-(tests/test_batched_search.py steps both side by side).
+(tests/agents/test_batched_search.py steps both side by side).
 """
 
 from __future__ import annotations

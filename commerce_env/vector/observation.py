@@ -2,7 +2,7 @@
 
 The vector is :func:`commerce_env.observation.encode`'s, element for element: the same sections at
 the places :func:`commerce_env.observation.layout` gives them, the same per-player fields
-(``PLAYER_FIELDS``), tested step by step against it (tests/test_vector_engine.py).
+(``PLAYER_FIELDS``), tested step by step against it (tests/vector/test_vector_engine.py).
 """
 
 from __future__ import annotations
