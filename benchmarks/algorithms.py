@@ -30,6 +30,8 @@ from typing import Any
 
 from commerce_env.rules import VARIANTS
 
+from .algorithms_report import LEVELS
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "algorithms"
 PANEL = ("random", "greedy", "expected_value", "search")
@@ -37,6 +39,7 @@ NUM_PLAYERS = 4
 OPPONENTS = ["greedy"]  # every learner trains against copies of greedy in the other seats
 FEATURES = ["hand_strength"]
 EVAL_SEED = 424242  # the same duplicate deals for every algorithm, seed and checkpoint
+REFERENCES = ("search", "openspiel:ismcts")  # non-learning agents drawn as horizontal lines beside the curves
 # The published table's budget and measure: 5 algorithms x 5 variants x 3 seeds at 2,000,000 steps is
 # about 25 core-hours with the measures (NFSP and RLlib's PPO the most); at 5,000,000, over 80.
 BUDGET = 2_000_000
@@ -187,6 +190,23 @@ def measure(model: str, variant: str, deals: int, panel: tuple[str, ...] = PANEL
     return margins
 
 
+def run_reference(agent: str, variant: str, deals: int, results: Path = RESULTS,
+                  levels: tuple[str, ...] = LEVELS) -> Path:
+    """Measure a non-learning reference (``search``, OpenSpiel's IS-MCTS) against the curves' levels on
+    the same deals as the checkpoints, unless cached; its file (a horizontal line in the plots)."""
+    path = results / "references" / variant / f"{agent.replace(':', '_')}.json"
+    if path.is_file() and json.loads(path.read_text()).get("deals") == deals:
+        return path
+    started = time.perf_counter()
+    margins = measure(agent, variant, deals, tuple(level for level in levels if level != agent))
+    if agent in levels:  # itself, one seat against three copies: level by symmetry
+        margins[agent] = {"margin": 0.0, "ci95": [0.0, 0.0]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"agent": agent, "variant": variant, "deals": deals, "margins": margins,
+                                "seconds": round(time.perf_counter() - started, 1)}, indent=2) + "\n")
+    return path
+
+
 def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, scratch: Path,
              results: Path = RESULTS, panel: tuple[str, ...] = PANEL) -> Path:
     """Train and measure one (algorithm, variant, seed), unless its record is cached; its folder."""
@@ -232,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke test: a tiny budget, few deals, results in "
                         "the scratch folder only")
     parser.add_argument("--report", action="store_true", help="only make the table and curves from the cache")
+    parser.add_argument("--references", action="store_true", help=f"also measure the non-learning references "
+                        f"({', '.join(REFERENCES)}) on the same deals, cached: the curves' horizontal lines")
     args = parser.parse_args(argv)
     algorithms = [a for a in args.algorithms.split(",") if a]
     variants = [v for v in args.variants.split(",") if v]
@@ -243,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.budget, args.deals, args.seeds = 8_192, 8, 1
         results, panel = Path(args.scratch) / "quick_results", ("random", "greedy")
+    if args.references and not args.report:
+        for variant in variants:
+            for agent in REFERENCES:
+                print(f"{agent} {variant}: {run_reference(agent, variant, args.deals, results)}", flush=True)
     if not args.report:
         for variant in variants:
             for algorithm in algorithms:

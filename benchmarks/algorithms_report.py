@@ -32,6 +32,11 @@ def load(results: Path, algorithm: str, variant: str) -> list[dict[str, Any]]:
     return runs
 
 
+def references(results: Path, variant: str) -> list[dict[str, Any]]:
+    """The non-learning references measured on ``variant``'s deals (``--references``)."""
+    return [json.loads(path.read_text()) for path in sorted((results / "references" / variant).glob("*.json"))]
+
+
 def reached(curve: list[dict[str, Any]], level: str) -> int | None:
     """The steps of the first checkpoint that beats ``level`` at 95%, or None."""
     for point in curve:
@@ -78,6 +83,11 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
             lines.append(f"  {algorithm:<14} {point:+.3f} [{low:+.3f}, {high:+.3f}]  ({scores[algorithm].shape[0]} "
                          "seed(s) each)")
             summary.setdefault(algorithm, {})[f"iqm_over_{level}"] = [point, low, high]
+    for variant in variants:
+        for reference in references(results, variant):
+            lines.append(f"{reference['agent']} {variant} (a reference, no training): " + ", ".join(
+                f"{reference['margins'][level]['margin']:+.3f} over {level}" for level in LEVELS
+                if level in reference["margins"]))
     for algorithm in algorithms:
         for variant in variants:
             runs = load(results, algorithm, variant)
@@ -121,6 +131,12 @@ def _plot(results: Path, algorithms: list[str], variant: str, path: Path) -> Non
     if not drawn:
         plt.close(figure)
         return
+    for k, reference in enumerate(references(results, variant)):
+        for axis, level in zip(axes, LEVELS, strict=True):
+            if level not in reference["margins"]:
+                continue
+            axis.axhline(reference["margins"][level]["margin"], color=f"C{len(algorithms) + k}", linestyle="--",
+                         linewidth=1.2, label=f"{reference['agent']} (no training)")
     for axis, level in zip(axes, LEVELS, strict=True):
         axis.axhline(0, color="grey", linewidth=0.8)
         axis.set_title(f"{variant}: margin over {level} per deal")

@@ -76,3 +76,16 @@ def test_rllib_ppo_is_measured_at_its_checkpoints(tmp_path):
     assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_000
     assert all(set(p["margins"]) == {"random"} for p in curve)
     assert json.loads((cell / "run.json").read_text())["budget"] == 8_000
+
+
+def test_a_reference_is_measured_once_on_the_curves_deals_and_reported_as_a_line(tmp_path):
+    pytest.importorskip("open_spiel")
+    results = tmp_path / "results"
+    path = algorithms.run_reference("openspiel:ismcts", "widow", 4, results, levels=("random",))
+    measured = json.loads(path.read_text())
+    assert measured["agent"] == "openspiel:ismcts" and set(measured["margins"]) == {"random"}
+    stamp = path.stat().st_mtime_ns
+    assert algorithms.run_reference("openspiel:ismcts", "widow", 4, results, levels=("random",)) == path
+    assert path.stat().st_mtime_ns == stamp  # cached: not measured again
+    itself = json.loads(algorithms.run_reference("random", "widow", 4, results, levels=("random",)).read_text())
+    assert itself["margins"]["random"]["margin"] == 0.0  # one seat against three copies of itself
