@@ -32,16 +32,15 @@ from .checks import (
     whole,
 )
 from .expert_config import ExpertIterationSection, check_expert_iteration
-from .sections import (  # noqa: F401 - the limits, re-exported
-    MAX_DEALS,
+from .sections import (
     MAX_ENVS,
     MAX_EPOCHS,
-    MAX_MINUTES,
     MAX_ROLLOUT,
     MAX_SEED,
     MAX_SNAPSHOTS,
     MAX_STEPS,
     MAX_THREADS,
+    BudgetSection,  # noqa: F401 - the limits, re-exported
     EvaluationSection,
     GameSection,
     NetworkSection,
@@ -107,24 +106,14 @@ class SelfPlaySection(Section):
 
 
 @dataclass(eq=False)
-class TrainingSection(Section):
+class TrainingSection(BudgetSection):
     """How long and on what the learner trains."""
 
-    total_timesteps: int = option(100_000, whole(1, MAX_STEPS))
-    """the step budget (the learner's decisions)"""
-    time_limit_minutes: float | None = option(None, number(0, MAX_MINUTES, low_open=True, optional=True))
-    """the time budget (null: none); pretraining counts in it"""
     n_envs: int = option(2, whole(1, MAX_ENVS))
     """envs stepped together"""
     vec_env: str = option("dummy", one_of(*VEC_ENVS))
     """``dummy`` (one process), ``subproc`` (a process each) or ``batch``: every env in one batched engine
     (:mod:`commerce_env.vector`; opponents random, greedy or models)"""
-    checkpoint_every: int = option(10_000, whole(1, MAX_STEPS))
-    """env steps between checkpoints (``--resume`` starts from the last)"""
-    progress_bar: bool = option(True, flag)
-    """a bar over the budget that ends the run"""
-    torch_threads: int = option(1, whole(1, MAX_THREADS))
-    """torch and BLAS threads: two runs side by side must not spin against each other"""
     learning_rate_schedule: str = option("constant", one_of(*LR_SCHEDULES))
     """``constant``, or ``linear``: ``ppo.learning_rate`` falls to 0 over the nearer of the two budgets"""
     episode: str = option("match", one_of(*EPISODES))

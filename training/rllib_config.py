@@ -17,7 +17,6 @@ from .checks import (
     fail,
     flag,
     is_number,
-    number,
     one_of,
     option,
     parse,
@@ -26,11 +25,11 @@ from .checks import (
     whole,
 )
 from .sections import (
-    MAX_MINUTES,
     MAX_SEED,
     MAX_SNAPSHOTS,
     MAX_STEPS,
     MAX_THREADS,
+    BudgetSection,
     EvaluationSection,
     GameSection,
     NetworkSection,
@@ -104,19 +103,11 @@ class RaySection(Section):
 
 
 @dataclass(eq=False)
-class RLlibTrainingSection(Section):
-    """How long the run trains."""
+class RLlibTrainingSection(BudgetSection):
+    """How long the run trains (its steps are every seat's decisions)."""
 
-    total_timesteps: int = option(100_000, whole(1, MAX_STEPS))
-    """env steps: decisions of every seat"""
-    time_limit_minutes: float | None = option(None, number(0, MAX_MINUTES, low_open=True, optional=True))
-    """the time budget (null: none)"""
     checkpoint_every: int = option(20_000, whole(1, MAX_STEPS))
-    """env steps between checkpoints"""
-    progress_bar: bool = option(True, flag)
-    """a line per iteration"""
-    torch_threads: int = option(1, whole(1, MAX_THREADS))
-    """torch threads of the driver and of each runner"""
+    """env steps between checkpoints: RLlib's iterations are larger than SB3's rollouts"""
 
 
 PPO_DEFAULTS = {"lr": 3e-4, "gamma": 1.0, "lambda_": 0.95, "entropy_coeff": 0.01, "clip_param": 0.2,

@@ -9,7 +9,7 @@ from typing import Any
 from commerce_env.features import FEATURES
 from commerce_env.rules import DEFAULT_VARIANT, Rules, make_rules
 
-from .checks import Section, integer, kind, one_of, option, whole
+from .checks import Section, flag, integer, kind, number, one_of, option, whole
 
 # Limits beyond which a value is a typo, not a plan.
 MAX_SEED = 2**31 - 1  # seeds are offset per env and per deal; numpy takes at most 2**32 - 1
@@ -85,6 +85,24 @@ class EvaluationSection(Section):
     """the deals' seed: every evaluation plays the same deals"""
     workers: int = option(1, whole(1, MAX_THREADS))
     """processes the evaluations use"""
+
+
+@dataclass(eq=False)
+class BudgetSection(Section):
+    """How long a run trains and how it keeps its place: what the ``training`` section of every
+    backend holds (SB3's :class:`training.config.TrainingSection` and RLlib's add their own keys)."""
+
+    total_timesteps: int = option(100_000, whole(1, MAX_STEPS))
+    """the step budget: env steps (SB3's runs count the learner's decisions, RLlib's every seat's)"""
+    time_limit_minutes: float | None = option(None, number(0, MAX_MINUTES, low_open=True, optional=True))
+    """the time budget (null: none); pretraining counts in it"""
+    checkpoint_every: int = option(10_000, whole(1, MAX_STEPS))
+    """env steps between checkpoints (``--resume`` starts from the last)"""
+    progress_bar: bool = option(True, flag)
+    """progress as the run goes (SB3: a bar over the budget that ends it; RLlib: a line per iteration)"""
+    torch_threads: int = option(1, whole(1, MAX_THREADS))
+    """torch and BLAS threads (RLlib: of the driver and of each runner): two runs side by side must not
+    spin against each other"""
 
 
 def check_rules(game: GameSection, source: str) -> Rules:
