@@ -34,8 +34,7 @@ PARTLY = 10  # the iterations of "a partly converged CFR policy"
 POLICIES = ("random", "greedy", "expected_value")
 TARGET = 0.01  # NashConv below this share of the game's value range
 LEARNED = "small_game_learned.json"  # python -m training.exploit_small --output <out>/small_game_learned.json
-SEARCHED = "small_game_search.json"  # the same with --method search
-SEARCHED = "small_game_search.json"  # the same with --method search
+SEARCHED = "small_game_search*.json"  # the same with --method search (a file per run: one per game, say)
 
 
 def solve(tree: GameTree, iterations: int, cache: Path) -> tuple[CFRPlus, list[dict[str, Any]], np.ndarray | None]:
@@ -186,9 +185,12 @@ def _which(made: dict[str, Any], reached: bool) -> str:
     return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
 
 
-def _saved(out: Path, name: str) -> dict[str, Any] | None:
-    path = out / name
-    return json.loads(path.read_text()) if path.is_file() else None
+def _saved(out: Path, pattern: str) -> dict[str, Any] | None:
+    """The reports of every file of ``out`` that ``pattern`` names, in name order, and their commands."""
+    saved = [json.loads(path.read_text()) for path in sorted(out.glob(pattern))]
+    if not saved:
+        return None
+    return {"command": "`, `".join(s["command"] for s in saved), "reports": [r for s in saved for r in s["reports"]]}
 
 
 def main(argv: list[str] | None = None) -> int:
