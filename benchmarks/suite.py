@@ -25,6 +25,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +118,13 @@ def beats_every_agent(variant: str, model: dict[str, Any]) -> bool:
     return all(row["ci99"][0] > 0 and row["games"] >= required_games(variant) for row in model.values())
 
 
-def exploitability(variant: str, agent: str, folder: Path = PUBLISHED / "exploit") -> str:
+def exploitability(variant: str, agent: str | Sequence[str], folder: Path = PUBLISHED / "exploit") -> str:
     """The largest best-response margin (a lower bound on exploitability) of ``agent`` in ``variant``
-    among the exploitability table's rows (``python -m benchmarks.exploit_table``), as a cell."""
+    among the exploitability table's rows (``python -m benchmarks.exploit_table``), as a cell; with
+    several names (one policy under two names), the largest over them all."""
+    names = {agent} if isinstance(agent, str) else set(agent)
     rows = [json.loads(path.read_text()) for path in sorted(folder.glob("*__*.json"))]
-    rows = [r for r in rows if r.get("variant") == variant and r.get("agent") == agent]
+    rows = [r for r in rows if r.get("variant") == variant and r.get("agent") in names]
     if not rows:
         return "not measured"
     best = max(rows, key=lambda r: r["margin"])
@@ -129,13 +132,25 @@ def exploitability(variant: str, agent: str, folder: Path = PUBLISHED / "exploit
     return f"{best['margin']:+.3f} [{low:+.3f}, {high:+.3f}] ({best.get('method', 'learned')})"
 
 
+def shipped_names(variant: str, models: Path = ROOT / "models") -> list[str]:
+    """The names the shipped model of ``variant`` plays under: ``model:models/<variant>``, and where it
+    ships without test-time search, its network alone's too (the same policy)."""
+    names = [f"model:models/{variant}"]
+    try:
+        searches = json.loads((models / variant / "model.json").read_text()).get("search") is not None
+    except (OSError, ValueError):
+        searches = True
+    return names if searches else [*names, f"model:models/{variant}(search=false)"]
+
+
 def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
     """The headline table: each variant's best built-in agent, the shipped model's margin over it, and
-    how much a best response gains against the model's network alone (a lower bound on exploitability)."""
+    how much a best response gains against the shipped model and against ``search`` (lower bounds on
+    their exploitability)."""
     lines = ["| variant | best built-in agent | its mean per deal (95% CI) | "
              "shipped model's margin over it (95% CI) | 99% CI | p | games | model beats every built-in "
-             "agent at 99% | a best response's gain against the network alone (95% CI) |",
-             "|---|---|---:|---:|---|---:|---:|---|---|"]
+             "agent at 99% | a best response's gain against the shipped model (95% CI) | against `search` |",
+             "|---|---|---:|---:|---|---:|---:|---|---|---|"]
     for variant, section in sections.items():
         table = section["built_in"]
         best = max(table["agents"], key=lambda n: table["agents"][n]["mean"])
@@ -150,7 +165,7 @@ def headline(sections: dict[str, dict[str, Any]]) -> list[str]:
                       f"not shown: fewer than {required_games(variant)} games")]
         else:
             cells = ["no shipped model", "", "", "", ""]
-        cells.append(exploitability(variant, f"model:models/{variant}(search=false)"))
+        cells += [exploitability(variant, shipped_names(variant)), exploitability(variant, "search")]
         lines.append(f"| {variant} | {best} | {a['mean']:+.3f} [{a['ci95'][0]:+.3f}, {a['ci95'][1]:+.3f}] | "
                      + " | ".join(cells) + " |")
     return lines

@@ -238,3 +238,20 @@ def test_the_headline_takes_the_largest_best_response_gain_of_the_network_alone(
         (tmp_path / name).write_text(json.dumps(row))
     assert suite.exploitability("widow", agent, tmp_path) == "+0.030 [-0.010, +0.070] (search)"
     assert suite.exploitability("pool", "model:models/pool(search=false)", tmp_path) == "not measured"
+
+
+def test_the_shipped_model_is_its_network_alone_too_where_it_ships_without_search(tmp_path):
+    # a model that ships without test-time search is the same policy as its network alone
+    for variant, search in (("widow", {"worlds": 192, "margin": 1.0}), ("old_game", None)):
+        (tmp_path / variant).mkdir()
+        (tmp_path / variant / "model.json").write_text(json.dumps({"search": search}))
+    assert suite.shipped_names("widow", tmp_path) == ["model:models/widow"]
+    assert suite.shipped_names("old_game", tmp_path) == ["model:models/old_game", "model:models/old_game(search=false)"]
+    rows = tmp_path / "rows"
+    rows.mkdir()
+    (rows / "a__old_game.json").write_text(json.dumps({"agent": "model:models/old_game(search=false)",
+                                                       "variant": "old_game", "margin": 0.2, "ci95": [0.1, 0.3],
+                                                       "method": "search"}))
+    names = suite.shipped_names("old_game", tmp_path)
+    assert suite.exploitability("old_game", names, rows) == "+0.200 [+0.100, +0.300] (search)"
+    assert suite.exploitability("widow", suite.shipped_names("widow", tmp_path), rows) == "not measured"
