@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from commerce_env.checks import is_number
+from commerce_env.checks import bounded_number
 
 from .agent_process import TEXT_LIMIT
 from .keeper import keep, kill_group, send_signal
@@ -54,10 +54,7 @@ def check_time_limit(time_limit: object) -> float | None:
     it is not a number above 0 and at most :data:`MAX_TIME_LIMIT`."""
     if time_limit is None:
         return None
-    if not is_number(time_limit) or not 0 < time_limit <= MAX_TIME_LIMIT:
-        raise ValueError(f"time_limit must be None or seconds per decision above 0 and at most "
-                         f"{MAX_TIME_LIMIT:.0f}, got {time_limit!r}")
-    return float(time_limit)
+    return bounded_number("time_limit (None, or seconds a decision)", time_limit, 0, MAX_TIME_LIMIT, above=True)
 
 
 class AgentProcesses:

@@ -50,8 +50,8 @@ def bounded_number(name: str, value: Any, low: float, high: float, *, above: boo
     ``high``; else a ``ValueError`` naming ``name`` and the value."""
     inside = is_number(value) and (value > low if above else value >= low) and value <= high
     if not inside:
-        bound = f"above {low:g}" if above else f"from {low:g}"
-        raise ValueError(f"bad value {value!r} for {name}; expected a number {bound} to {high:g}")
+        bound = f"above {low:g} and at most {high:g}" if above else f"from {low:g} to {high:g}"
+        raise ValueError(f"bad value {value!r} for {name}; expected a number {bound}")
     return float(value)
 
 

@@ -157,3 +157,4 @@ def test_the_options_table_states_every_bound():
         assert name in rows, name
         stated = re.sub(r"[ ,_]", "", rows[name][1])
         assert f"{low}to{high}" in stated, (name, rows[name][1])
+
