@@ -207,6 +207,8 @@ def run_arena(lineup: Sequence[AgentSpec], settings: ArenaSettings | None = None
     ``crash`` entry naming the agent, its seat, the group, the error's type and message (``crash``
     is ``None`` otherwise); if none had finished, its error is raised.
     """
+    if "games" in keywords and keywords["games"] is None:  # None was the default's spelling: 1000 games
+        del keywords["games"]
     if deals is not None:  # the older name of games
         if "games" in keywords:
             raise ValueError(f"give games ({keywords['games']!r}) or its older name deals ({deals!r}), not both")

@@ -44,3 +44,15 @@ def test_a_record_plays_as_its_keywords_and_both_at_once_are_refused():
 def test_an_isolated_run_without_a_seed_draws_a_secret_one():
     assert ArenaSettings().seed == 0
     assert len({ArenaSettings(isolate=True).seed for _ in range(3)}) == 3
+
+
+def test_games_none_or_deals_are_the_older_spellings_of_the_default_and_of_games():
+    plain = run_arena(["greedy", "random"], variant="widow", num_players=3, games=None, seed=4, progress=False,
+                      batched=False)
+    assert plain["games"] >= 1000
+    older = run_arena(["greedy", "random"], variant="widow", num_players=3, deals=6, seed=4, progress=False,
+                      batched=False)
+    assert older["games"] == run_arena(["greedy", "random"], variant="widow", num_players=3, games=6, seed=4,
+                                       progress=False, batched=False)["games"]
+    with pytest.raises(ValueError, match="not both"):
+        run_arena(["greedy", "random"], games=6, deals=6)
