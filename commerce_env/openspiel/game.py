@@ -11,6 +11,7 @@ deal settled on a chance step, R7.3, is paid at the next decision).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pyspiel
@@ -268,12 +269,17 @@ def state_from_engine(game: CommerceGame, engine: Game) -> CommerceState:
     m.game = world
     earlier = [(s, kind, cards[:TEXT_CARDS.get(kind, 0)]) for s, kind, cards, _ in engine.record[:engine.deal_start]
                if kind != DEAL and kind != SHOW]
-    m.past = tuple("".join(f"{s} {kind}{' ' + format_cards(cards) if cards and s == seat else ''}, "
+    m.past = tuple("".join(f"{s} {kind}{' ' + _cards_known(cards) if cards and s == seat else ''}, "
                            for s, kind, cards in earlier) for seat in range(engine.num_players))
     m.past_public = "".join(f"{s} {kind}, " for s, kind, _ in earlier)
     m.closed = world.deals_dealt - 1
     m.before = tuple(engine.returns())
     return state
+
+
+def _cards_known(cards: Sequence[int | None]) -> str:
+    """Cards of an earlier deal as a sampled world keeps them: ``??`` where its seat never saw one (R11)."""
+    return " ".join("??" if card is None else format_cards([card]) for card in cards)
 
 
 def _game_class(variant: str) -> type[CommerceGame]:

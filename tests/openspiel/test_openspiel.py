@@ -706,3 +706,23 @@ def test_openspiel_benchmarks_run_and_print_their_tables():
            "difference": 0.2, "ci95": [0.1, 0.3]}
     assert "sample too small" in openspiel_arena.table([row])  # under 30 duplicate groups
     assert openspiel_arena.verdict({**row, "groups": 40}) == "better"
+
+
+@pytest.mark.parametrize("variant", ["widow", "my_ship_sails", "pool"])
+def test_a_bot_takes_a_position_after_earlier_deals_whose_hidden_cards_its_seat_never_saw(variant):
+    # R11: a sampled world keeps earlier deals' cards only where the seat saw them; the bot's state
+    # must be made from it all the same (OpenSpiel's IS-MCTS crashed on the widow's second deal)
+    rules = make_rules(variant, deals=3)
+    rng = random.Random(2)
+    for seed in range(20):
+        engine = new_game(rules, 3, seed=seed)
+        while not engine.over and engine.deals_dealt < 2:
+            engine.apply(rng.choice(engine.legal_actions()))
+        if engine.over:
+            continue
+        game = load(variant, **cos.parameters_from_rules(rules, 3))
+        seat = engine.current_player
+        state = cos.state_from_engine(game, seat_view(engine, seat).sample_world(rng))
+        assert state.current_player() == seat and state.legal_actions() == engine.legal_actions()
+        assert "None" not in state.information_state_string(seat)
+        random_play(state, random.Random(seed))
