@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from commerce_env.engine.actions import NUM_ACTIONS
+from commerce_env.policies import RandomPolicy
 from commerce_env.rules import Rules
-from commerce_env.vector import UniformRandom, access
+from commerce_env.vector import access
 from commerce_env.vector.compiled import inlined, kernel
 
 from .base import Agent
@@ -128,21 +129,14 @@ def play_compiled(engine, seats: np.ndarray, assigned: np.ndarray, specs: np.nda
                    specs[:, 2].astype(np.bool_), earned, fresh, redealt, bool(end_when_out))
 
 
-class BatchedRandom(UniformRandom, BatchedAgent):
-    """The vector env's uniform random policy (:class:`commerce_env.vector.gym_vector.UniformRandom`,
-    the batched twin of :class:`commerce_env.policies.RandomPolicy`), able to move inside the compiled
-    opponent loop as well."""
+class BatchedRandom(RandomPolicy, BatchedAgent):
+    """The uniform random policy (:class:`commerce_env.policies.RandomPolicy`), able to move inside the
+    compiled opponent loop as well."""
 
     play_compiled = staticmethod(play_compiled)
 
     def compiled_spec(self, rules: Rules) -> tuple[int, int, int]:
         return (KIND_RANDOM, 0, 0)
-
-    def action_probabilities_batch(self, engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """Uniform over each game's legal actions."""
-        masks = engine.action_mask[games].astype(np.float64)
-        return masks / masks.sum(axis=1, keepdims=True)
-
 
 class BatchedGreedy(BatchedAgent):
     """:class:`agents.heuristics.GreedyAgent` for many games at once."""

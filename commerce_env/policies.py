@@ -38,12 +38,15 @@ class Policy:
 
 
 class RandomPolicy(Policy):
-    """Uniform over the legal actions (``agents.RandomAgent`` is this policy)."""
+    """Uniform over the legal actions, of one game (``act``) or of many at once (``act_batch``, the
+    vector env's opponent when none is named). ``agents.RandomAgent`` and ``agents.batched.BatchedRandom``
+    are this policy."""
 
     name = "random"
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
+        self.batch_rng = np.random.default_rng(seed)  # act_batch's draws: a row of floats per game
 
     def reset(self, seat: int, num_players: int, rules: Any, seed: int | None = None) -> None:
         if seed is not None:
@@ -54,6 +57,16 @@ class RandomPolicy(Policy):
         if legal.size == 0:
             raise ValueError("no legal action in the mask")
         return int(legal[self.rng.randrange(legal.size)])
+
+    def act_batch(self, engine: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """One uniform legal action for each of ``games`` (``engine.action_mask`` rows)."""
+        masks = engine.action_mask[games]
+        return (self.batch_rng.random(masks.shape) * masks).argmax(axis=1)
+
+    def action_probabilities_batch(self, engine: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Uniform over each game's legal actions."""
+        masks = engine.action_mask[games].astype(np.float64)
+        return masks / masks.sum(axis=1, keepdims=True)
 
 
 def listens(policy: Any) -> bool:

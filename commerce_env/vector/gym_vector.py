@@ -53,6 +53,7 @@ from ..env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_ac
 from ..features import feature_names
 from ..opponents import OpponentPool
 from ..options import DEFAULT_PLAYERS, DEFAULT_VARIANT
+from ..policies import RandomPolicy, entry_point_resolver
 from ..rules import make_rules
 from .engine import BatchEngine
 from .features import batch_feature_builders, with_features
@@ -115,24 +116,13 @@ class Played(NamedTuple):
     """the learner's seat in each ended match"""
 
 
-class UniformRandom:
-    """Uniform over the mask: the batched twin of :class:`commerce_env.policies.RandomPolicy`, and the one
-    opponent known without a resolver."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def act_batch(self, engine: BatchEngine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        masks = engine.action_mask[games]
-        return (self.rng.random(masks.shape) * masks).argmax(axis=1)
+UniformRandom = RandomPolicy
+"""The uniform random policy (:class:`commerce_env.policies.RandomPolicy`): the one opponent known
+without a resolver; this name is kept for code that imports it from :mod:`commerce_env.vector`."""
 
 
 def default_batch_resolver() -> Callable[..., Any] | None:
     """The batched agents' resolver an installed package offers (commerce-rl: ``agents.batched``)."""
-    from ..policies import entry_point_resolver
-
     return entry_point_resolver(BATCH_RESOLVER_ENTRY_POINTS)
 
 

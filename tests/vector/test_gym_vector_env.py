@@ -223,3 +223,27 @@ def test_an_illegal_action_can_end_the_episode_instead_of_raising(mode):
         CommerceVectorEnv(3, illegal_action="ignore")
     with pytest.raises(ValueError, match="autoreset_mode"):
         CommerceVectorEnv(3, autoreset_mode="sometimes")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_one_random_policy_plays_one_game_and_many(variant):
+    """``RandomPolicy`` is the vector env's default opponent too: ``act_batch`` picks only legal
+    actions, each of a game's legal actions about equally often, and a seed repeats its picks."""
+    from commerce_env.policies import RandomPolicy
+    from commerce_env.vector import BatchEngine, UniformRandom
+
+    assert UniformRandom is RandomPolicy
+    engine = BatchEngine(variant, 4, 64, seed=3)
+    engine.reset()
+    games = np.arange(64)
+    seats = engine.current_player[games]
+    picks = RandomPolicy(seed=1).act_batch(engine, games, seats)
+    assert engine.action_mask[games, picks].all()
+    assert np.array_equal(picks, RandomPolicy(seed=1).act_batch(engine, games, seats))
+    probabilities = RandomPolicy().action_probabilities_batch(engine, games, seats)
+    assert np.allclose(probabilities.sum(axis=1), 1.0) and not probabilities[engine.action_mask[games] == 0].any()
+    counts = np.zeros_like(probabilities)
+    policy = RandomPolicy(seed=2)
+    for _ in range(400):
+        counts[games, policy.act_batch(engine, games, seats)] += 1
+    assert np.abs(counts / 400 - probabilities).max() < 0.15
