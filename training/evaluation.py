@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .config import TrainConfig
     from .run_folder import RunFolder
+    from .sections import EvaluationSection, GameSection
 
 
 def evaluate(agent: Any, opponents: Sequence[str], *, variant: str, num_players: int,
@@ -83,16 +84,17 @@ def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool
 
     agent, _, _ = policy_agent(model, config)
     steps = int(model.num_timesteps)
-    return write_final_report(agent, config, run, {"run": config.name, "steps": steps, "model": "model"},
-                              f"run {config.name}: {steps} steps", progress)
+    report = {"run": config.name, "steps": steps, "model": "model"}
+    return write_final_report(agent, config.evaluation, config.env, run, report, f"run {config.name}: {steps} steps",
+                              progress)
 
 
-def write_final_report(agent: Any, config: Any, run: RunFolder, report: dict[str, Any], title: str,
-                       progress: bool = False) -> dict[str, Any]:
-    """``report`` (what the run is) with the evaluation of ``agent`` against the config's baselines over
-    ``final_deals`` duplicate deals, its summary (under ``title``) and verdict; the arena's own reports
-    in ``arena/``, the whole in ``report.json`` and ``report.txt``.  One writer for every backend's runs."""
-    evaluation, env = config.evaluation, config.env
+def write_final_report(agent: Any, evaluation: EvaluationSection, env: GameSection, run: RunFolder,
+                       report: dict[str, Any], title: str, progress: bool = False) -> dict[str, Any]:
+    """``report`` (what the run is) with the evaluation of ``agent`` in ``env``'s game against the
+    ``evaluation`` section's baselines over ``final_deals`` duplicate deals, its summary (under ``title``)
+    and verdict; the arena's own reports in ``arena/``, the whole in ``report.json`` and ``report.txt``.
+    One writer for every backend's runs."""
     # Paths in the report are relative to the run folder: the report names no machine's layout.
     if evaluation.final_deals > 0:
         report.update(evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,

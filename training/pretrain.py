@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from .config import EnvSection, PretrainSection
 
 PRETRAIN_FILE = "pretrain.json"
 
@@ -164,23 +164,23 @@ def imitate(policy: Any, demonstrations: Demonstrations, epochs: int, batch_size
     return stats
 
 
-def demonstrations_of(config: TrainConfig) -> Demonstrations:
-    """The config's ``pretrain`` demonstrations (the same ones again for the same config and seed)."""
-    section, env = config.pretrain, config.env
+def demonstrations_of(section: PretrainSection, env: EnvSection, seed: int) -> Demonstrations:
+    """The ``pretrain`` section's demonstrations in ``env``'s game (the same ones again for the same
+    sections and seed)."""
     return collect_parallel(section.teacher, env.variant, env.num_players, env.rules,
-                            list(env.features), section.decisions, config.seed, section.explore,
+                            list(env.features), section.decisions, seed, section.explore,
                             section.workers)
 
 
-def pretrain(model: Any, config: TrainConfig) -> tuple[dict[str, Any], Demonstrations]:
-    """The config's ``pretrain`` step on ``model``'s policy; returns what it did (for
-    ``pretrain.json``) and the demonstrations (for :class:`ImitationAnchor`)."""
-    section = config.pretrain
+def pretrain(model: Any, section: PretrainSection, env: EnvSection,
+             seed: int) -> tuple[dict[str, Any], Demonstrations]:
+    """The ``pretrain`` step on ``model``'s policy; returns what it did (for ``pretrain.json``) and the
+    demonstrations (for :class:`ImitationAnchor`)."""
     started = time.monotonic()
-    demonstrations = demonstrations_of(config)
+    demonstrations = demonstrations_of(section, env, seed)
     collected = time.monotonic() - started
     stats = imitate(model.policy, demonstrations, section.epochs, section.batch_size,
-                    section.learning_rate, section.value_coef, config.seed)
+                    section.learning_rate, section.value_coef, seed)
     return ({"teacher": section.teacher, "decisions": len(demonstrations), "collect_seconds": collected,
              "seconds": time.monotonic() - started, **stats}, demonstrations)
 

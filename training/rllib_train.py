@@ -372,5 +372,6 @@ def _evaluate(algo: Any, config: RLlibConfig, run: RunFolder, writer: Any, steps
 
 def final_report(agent: LearnedAgent, config: RLlibConfig, run: RunFolder, steps: int) -> dict[str, Any]:
     """The arena's evaluation of the exported policy, in ``report.json``, ``report.txt`` and ``arena/``."""
-    return write_final_report(agent, config, run, {"run": config.name, "backend": "rllib", "steps": steps,
-                                                   "model": "model"}, f"run {config.name}: {steps} env steps")
+    report = {"run": config.name, "backend": "rllib", "steps": steps, "model": "model"}
+    title = f"run {config.name}: {steps} env steps"
+    return write_final_report(agent, config.evaluation, config.env, run, report, title)

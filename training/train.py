@@ -62,7 +62,7 @@ def _pretrain(model: Any, config: TrainConfig, run: RunFolder, vec_env: Any,
     PPO then trains on, and the demonstrations (for ``pretrain.anchor_batches``)."""
     from .pretrain import PRETRAIN_FILE, pretrain
 
-    record, demonstrations = pretrain(model, config)
+    record, demonstrations = pretrain(model, config.pretrain, config.env, config.seed)
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
     folder = export_model(model, config, run.path / CLONE, run, search=False)
@@ -83,7 +83,7 @@ def _anchor(model: Any, config: TrainConfig, demonstrations: Any) -> Any:
 
     section = config.pretrain
     if demonstrations is None:
-        demonstrations = demonstrations_of(config)
+        demonstrations = demonstrations_of(section, config.env, config.seed)
     return ImitationAnchor(model.policy, demonstrations, section.anchor_kind, section.anchor_batches,
                            section.batch_size, section.anchor_learning_rate, config.seed)
 
