@@ -2,7 +2,7 @@
 
 The protocol is one method, ``act_batch(engine, games, seats) -> actions``:
 ``games`` are game indices whose player to act is ``seats`` (same length),
-and the answer is one legal action per game.  :mod:`commerce_env.vector.gym_vector`
+and the answer is one legal action per game.  :mod:`commerce_env.vector_env`
 uses it for the opponents of the learner.
 
 * :class:`BatchedRandom`: uniform over the mask.

@@ -1,7 +1,7 @@
 """What ``end_when_out`` buys in the match variants, in one run.
 
 ``python -m benchmarks.end_when_out_speed``: the batched vector env
-(:mod:`commerce_env.vector.gym_vector`, 128 envs, 4 players, ``hand_strength``)
+(:mod:`commerce_env.vector_env`, 128 envs, 4 players, ``hand_strength``)
 against a league like the shipped configs' (greedy and six copies of the
 shipped model as the opponents), with the learner's episode ending at the
 match's end (``end_when_out=False``, the old behaviour) and when the learner

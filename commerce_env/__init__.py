@@ -44,7 +44,7 @@ def register_gymnasium() -> None:
 
     if GYM_ENV_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_ENV_ID, entry_point="commerce_env.single_agent:CommerceEnv",
-                           vector_entry_point="commerce_env.vector.gym_vector:CommerceVectorEnv",
+                           vector_entry_point="commerce_env.vector_env:CommerceVectorEnv",
                            disable_env_checker=True)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from commerce_env.env_arguments import checked_seed
-from commerce_env.vector.gym_vector import CommerceVectorEnv
+from commerce_env.vector_env import CommerceVectorEnv
 
 
 class BatchVecEnv(VecEnv):

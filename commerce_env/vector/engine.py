@@ -8,7 +8,7 @@ tests/vector/test_vector_engine.py checks step by step.
 A finished game stays finished (``over``, ``current_player`` -1, an all-zero
 mask) until it is restarted: :meth:`reset` restarts all games,
 :meth:`reset_games` some of them.  Auto-reset is the vector env's job
-(:mod:`.gym_vector`), so that nothing of one match can leak into the next
+(:mod:`commerce_env.vector_env`), so that nothing of one match can leak into the next
 without the caller asking for it.
 """
 

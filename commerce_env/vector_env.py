@@ -47,16 +47,16 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..checks import whole_number
-from ..engine.actions import NUM_ACTIONS
-from ..env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
-from ..features import feature_names
-from ..opponents import OpponentPool
-from ..options import DEFAULT_PLAYERS, DEFAULT_VARIANT
-from ..policies import RandomPolicy, entry_point_resolver
-from ..rules import make_rules
-from .engine import BatchEngine
-from .features import batch_feature_builders, with_features
+from .checks import whole_number
+from .engine.actions import NUM_ACTIONS
+from .env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
+from .features import feature_names
+from .opponents import OpponentPool
+from .options import DEFAULT_PLAYERS, DEFAULT_VARIANT
+from .policies import RandomPolicy, entry_point_resolver
+from .rules import make_rules
+from .vector.engine import BatchEngine
+from .vector.features import batch_feature_builders, with_features
 
 BATCH_RESOLVER_ENTRY_POINTS = "commerce_rl.batch_resolvers"
 MAX_REDEALS = 1000
