@@ -19,6 +19,7 @@ MAX_GAMES = 1024  # readable games played at once during collection
 ROLLOUT_POLICIES = ("greedy", "network")
 TARGETS = ("visit", "value")
 IMPROVE_BY = ("mean", "interval")
+IMPROVE_AGAINST = ("start", "opponent", "both")
 
 
 def _agents_or_null(value: Any) -> str | None:
@@ -86,6 +87,9 @@ class ExpertIterationSection(Section):
     improve_by: str = option("mean", one_of(*IMPROVE_BY))
     """when a round improves: its margin over the network it started from is above 0 (``mean``),
     or its 95% interval is (``interval``)"""
+    improve_against: str = option("start", one_of(*IMPROVE_AGAINST))
+    """what a round must beat to be kept: the network it started from head to head (``start``), that
+    network's margin against ``measure_opponent`` on the same deals (``opponent``), or ``both``"""
     patience: int = option(2, whole(1, MAX_ROUNDS))
     """rounds in a row that do not improve before the run stops; a round that does not improve is
     set aside, and the next starts again from the last one that did"""

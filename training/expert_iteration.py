@@ -221,7 +221,8 @@ class ExpertIteration:
             measured = measure(self.out / round_folder(index) / MODEL, self.out / round_folder(start) / MODEL,
                                self.config)
             collected = sum(c["seconds"] for c in costs)
-            entries.append({"round": index, "started_from": start, "accepted": improves(measured, section.improve_by),
+            kept = improves(measured, entries[start]["measure"], section.improve_by, section.improve_against)
+            entries.append({"round": index, "started_from": start, "accepted": kept,
                             "measure": measured, "fit": stats, "collect_seconds": collected,
                             "search_decisions_per_second": sum(c["decisions"] for c in costs) / collected
                             if collected > 0 else None,

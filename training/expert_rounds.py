@@ -4,8 +4,9 @@ Each round's network plays alone (no test-time search) in one seat against three
 ``measure_opponent`` (``search``) and against three of the network it started from, on the
 same duplicate deals every round (``measure_seed``), so the rounds' margins compare.  A round
 improves when its margin over the network it started from is above 0 (``improve_by: mean``)
-or its 95% interval is (``interval``); one that does not is set aside, and after ``patience``
-of them in a row the run stops.  The record is also the run's state: ``--resume`` reads it.
+or its 95% interval is (``interval``), or (``improve_against: opponent``) when its margin against
+``measure_opponent`` is above that network's own, or both; one that does not is set aside, and after
+``patience`` of them in a row the run stops.  The record is also the run's state: ``--resume`` reads it.
 """
 
 from __future__ import annotations
@@ -63,12 +64,18 @@ def measure(folder: Path, previous: Path | None, config: Any) -> dict[str, Any]:
     return out
 
 
-def improves(measured: dict[str, Any], improve_by: str) -> bool:
-    """Whether a round beats the network it started from (always, where nothing was measured)."""
-    versus = measured.get("vs_previous")
-    if versus is None:
-        return True
-    return versus["margin"] > 0 if improve_by == "mean" else versus["ci95"][0] > 0
+def improves(measured: dict[str, Any], start: dict[str, Any], improve_by: str, improve_against: str) -> bool:
+    """Whether a round improves on the network it started from (``start``: that round's measure).
+    ``improve_against``: head to head with it (``start``), by a larger margin than its own against
+    ``measure_opponent`` on the same deals (``opponent``), or both.  Always, where nothing was measured."""
+    checks = []
+    if improve_against in ("start", "both") and "vs_previous" in measured:
+        versus = measured["vs_previous"]
+        checks.append(versus["margin"] > 0 if improve_by == "mean" else versus["ci95"][0] > 0)
+    if improve_against in ("opponent", "both") and "vs_opponent" in measured and "vs_opponent" in start:
+        versus, before = measured["vs_opponent"], start["vs_opponent"]["margin"]
+        checks.append(versus["margin"] > before if improve_by == "mean" else versus["ci95"][0] > before)
+    return all(checks)
 
 
 def accepted_round(record: list[dict[str, Any]]) -> int:

@@ -181,8 +181,28 @@ def test_rounds_that_do_not_improve_are_set_aside_and_stop_the_run(tmp_path, fak
 
 def test_the_stop_rule():
     row = {"margin": 0.02, "ci95": [-0.01, 0.05]}
-    assert improves({"vs_previous": row}, "mean") and not improves({"vs_previous": row}, "interval")
-    assert improves({}, "interval")  # nothing measured: kept
+    assert improves({"vs_previous": row}, {}, "mean", "start")
+    assert not improves({"vs_previous": row}, {}, "interval", "start")
+    assert improves({}, {}, "interval", "both")  # nothing measured: kept
+
+
+def test_a_round_can_be_judged_by_its_margin_against_the_opponent():
+    # a round ahead of its start head to head but further behind `search` than its start was
+    start = {"vs_opponent": {"margin": -0.17, "ci95": [-0.26, -0.08]}}
+    worse = {"vs_previous": {"margin": 0.03, "ci95": [-0.06, 0.12]},
+             "vs_opponent": {"margin": -0.31, "ci95": [-0.41, -0.23]}}
+    better = {"vs_previous": {"margin": -0.01, "ci95": [-0.09, 0.07]},
+              "vs_opponent": {"margin": -0.10, "ci95": [-0.19, -0.01]}}
+    assert improves(worse, start, "mean", "start") and not improves(worse, start, "mean", "opponent")
+    assert improves(better, start, "mean", "opponent") and not improves(better, start, "interval", "opponent")
+    assert not improves(worse, start, "mean", "both") and not improves(better, start, "mean", "both")
+
+
+def test_the_opponent_rule_sets_aside_rounds_that_lose_more_to_the_opponent(tmp_path, fake_measures):
+    _, margin = fake_measures  # every measure the same margin: no round beats round 0 against the opponent
+    train(validate(tiny(tmp_path, rounds=3, patience=1, improve_against="opponent")), quiet=True)
+    record = read_record(tmp_path / "run")
+    assert [entry["accepted"] for entry in record] == [True, False]
     record = [{"round": 0, "accepted": True}, {"round": 1, "accepted": True}, {"round": 2, "accepted": False}]
     assert accepted_round(record) == 1 and stalled(record, 1) and not stalled(record, 2)
 
@@ -211,7 +231,7 @@ def test_the_record_names_no_folder_of_the_machine(tmp_path, fake_measures):
 
 EXPERT_KEYS = ["rounds", "decisions_per_round", "worlds", "margin", "rollout_policy", "target", "temperature",
                "explore", "opponents", "games", "parts", "window", "epochs", "learning_rate", "ppo_steps",
-               "warm_start", "measure_deals", "measure_opponent", "measure_seed", "improve_by", "patience"]
+               "warm_start", "measure_deals", "measure_opponent", "measure_seed", "improve_by", "improve_against", "patience"]
 
 
 @settings(max_examples=150, deadline=None,
