@@ -39,7 +39,9 @@ NUM_PLAYERS = 4
 OPPONENTS = ["greedy"]  # every learner trains against copies of greedy in the other seats
 FEATURES = ["hand_strength"]
 EVAL_SEED = 424242  # the same duplicate deals for every algorithm, seed and checkpoint
-REFERENCES = ("search", "openspiel:ismcts")  # non-learning agents drawn as horizontal lines beside the curves
+# non-learning agents measured on the curves' deals: greedy against random (the unit of the normalised
+# scores), search and IS-MCTS against the curves' levels (horizontal lines beside the curves)
+REFERENCES = ("greedy", "search", "openspiel:ismcts")
 # The published table's budget and measure: 5 algorithms x 5 variants x 3 seeds at 2,000,000 steps is
 # about 25 core-hours with the measures (NFSP and RLlib's PPO the most); at 5,000,000, over 80.
 BUDGET = 2_000_000
@@ -193,11 +195,13 @@ def measure(model: str, variant: str, deals: int, panel: tuple[str, ...] = PANEL
 def run_reference(agent: str, variant: str, deals: int, results: Path = RESULTS,
                   levels: tuple[str, ...] = LEVELS) -> Path:
     """Measure a non-learning reference (``search``, OpenSpiel's IS-MCTS) against the curves' levels on
-    the same deals as the checkpoints, unless cached; its file (a horizontal line in the plots)."""
+    the same deals as the checkpoints, unless cached; its file (a horizontal line in the plots).
+    ``greedy`` is measured against ``random``: the unit of the normalised scores."""
     path = results / "references" / variant / f"{agent.replace(':', '_')}.json"
     if path.is_file() and json.loads(path.read_text()).get("deals") == deals:
         return path
     started = time.perf_counter()
+    levels = ("random", *levels) if agent == "greedy" else levels
     margins = measure(agent, variant, deals, tuple(level for level in levels if level != agent))
     if agent in levels:  # itself, one seat against three copies: level by symmetry
         margins[agent] = {"margin": 0.0, "ci95": [0.0, 0.0]}
@@ -252,27 +256,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke test: a tiny budget, few deals, results in "
                         "the scratch folder only")
     parser.add_argument("--report", action="store_true", help="only make the table and curves from the cache")
-    parser.add_argument("--references", action="store_true", help=f"also measure the non-learning references "
-                        f"({', '.join(REFERENCES)}) on the same deals, cached: the curves' horizontal lines")
+    parser.add_argument("--references", nargs="?", const=",".join(REFERENCES), default="", metavar="NAMES",
+                        help=f"also measure the non-learning references (comma separated; alone: "
+                        f"{', '.join(REFERENCES)}) on the same deals, cached: the curves' horizontal lines")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first training seed (default 0; a sweep's "
+                        "seeds start at 100 and stay out of the table)")
     args = parser.parse_args(argv)
     algorithms = [a for a in args.algorithms.split(",") if a]
     variants = [v for v in args.variants.split(",") if v]
-    for name, known in (("algorithm", ALGORITHMS), ("variant", VARIANTS)):
-        unknown = [x for x in (algorithms if name == "algorithm" else variants) if x not in known]
+    references = [r for r in args.references.split(",") if r]
+    for name, given, known in (("algorithm", algorithms, ALGORITHMS), ("variant", variants, VARIANTS),
+                               ("reference", references, REFERENCES)):
+        unknown = [x for x in given if x not in known]
         if unknown:
             parser.error(f"unknown {name} {unknown[0]!r}; choose from {', '.join(known)}")
+    if args.seeds < 1 or args.first_seed < 0:
+        parser.error(f"bad value {args.seeds if args.seeds < 1 else args.first_seed} for "
+                     f"{'--seeds' if args.seeds < 1 else '--first-seed'}; expected a whole number of at least "
+                     f"{1 if args.seeds < 1 else 0}")
     results, panel = RESULTS, PANEL
     if args.quick:
         args.budget, args.deals, args.seeds = 8_192, 8, 1
         results, panel = Path(args.scratch) / "quick_results", ("random", "greedy")
-    if args.references and not args.report:
+    if args.quick and not references:
+        references = ["greedy"]  # the unit of the normalised scores, so that the smoke run ends with them
+    if not args.report:
+        levels = tuple(level for level in LEVELS if level in panel)
         for variant in variants:
-            for agent in REFERENCES:
-                print(f"{agent} {variant}: {run_reference(agent, variant, args.deals, results)}", flush=True)
+            for agent in references:
+                print(f"{agent} {variant}: {run_reference(agent, variant, args.deals, results, levels)}", flush=True)
     if not args.report:
         for variant in variants:
             for algorithm in algorithms:
-                for seed in range(args.seeds):
+                for seed in range(args.first_seed, args.first_seed + args.seeds):
                     started = time.perf_counter()
                     cell = run_cell(algorithm, variant, seed, args.budget, args.deals, Path(args.scratch), results,
                                     panel)

@@ -1,10 +1,17 @@
 """The algorithms' table and curves from the cached runs of :mod:`benchmarks.algorithms`.
 
 Final scores are each run's margin per deal over ``greedy`` and over ``search``
-at its last checkpoint.  Across seeds and variants they are aggregated as the
-field does (Agarwal et al., 2021, with their ``rliable`` package): the
-interquartile mean with a 95% stratified-bootstrap interval.  "Reaches X" is the
-first checkpoint whose 95% interval of the margin over X lies above 0.
+at its last checkpoint.  The variants pay on different scales (pool's money
+spans counters where My Ship Sails' margins are hundredths), so across variants
+each score is normalised, as Atari's are by a human's: the margin over
+``greedy`` divided by ``greedy``'s own margin over ``random`` on the same deals
+(0 plays as ``greedy``; 1 is as far above ``greedy`` as ``greedy`` is above
+``random``), a unit measured tightly in every variant, where ``search``'s lead
+over ``greedy`` is not (its normalised score is given beside).  Those are aggregated as the field does
+(Agarwal et al., 2021, with their ``rliable`` package): the interquartile mean
+over runs x variants with a 95% stratified-bootstrap interval.  "Reaches X" is
+the first checkpoint whose 95% interval of the margin over X lies above 0.
+Seeds from :data:`SWEEP_SEEDS` on are a sweep's, never the table's.
 """
 
 from __future__ import annotations
@@ -18,14 +25,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmark"
 LEVELS = ("greedy", "search")
+SWEEP_SEEDS = 100  # ``--first-seed 100`` and up: tuning runs, kept out of the reported table
 
 
 def load(results: Path, algorithm: str, variant: str) -> list[dict[str, Any]]:
     """The finished runs of one cell: each its record and its curve, in seed order."""
     runs = []
     folder = results / algorithm / variant
-    for cell in sorted(folder.glob("seed_*")) if folder.is_dir() else []:
+    cells = sorted(folder.glob("seed_*"), key=lambda c: int(c.name[5:])) if folder.is_dir() else []
+    for cell in cells:
         record = cell / "run.json"
+        if int(cell.name[5:]) >= SWEEP_SEEDS:
+            continue
         if record.is_file():
             curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines() if line.strip()]
             runs.append({**json.loads(record.read_text()), "curve": curve})
@@ -64,32 +75,60 @@ def iqm(scores: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float]]:
     return {a: (float(points[a][0]), float(intervals[a][0][0]), float(intervals[a][1][0])) for a in scores}
 
 
+def unit(results: Path, variant: str) -> float | None:
+    """``greedy``'s margin over ``random`` on the curves' deals (its reference), the unit of a normalised
+    score; None where it is not measured or not above 0."""
+    for reference in references(results, variant):
+        if reference["agent"] == "greedy":
+            margin = reference["margins"].get("random", {}).get("margin")
+            return margin if margin is not None and margin > 0 else None
+    return None
+
+
+def final(run: dict[str, Any], level: str) -> float | None:
+    """A run's margin over ``level`` at its last checkpoint."""
+    row = run["curve"][-1]["margins"].get(level) if run["curve"] else None
+    return None if row is None else row["margin"]
+
+
+def normalised_scores(results: Path, algorithms: list[str],
+                      variants: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Each algorithm's normalised final scores (runs x variants, as many seeds as every variant has) over
+    the variants whose ``search`` reference is measured; and those variants."""
+    scaled = [v for v in variants if unit(results, v) is not None]
+    scores = {}
+    for algorithm in algorithms:
+        per_variant = [[final(run, "greedy") / unit(results, v) for run in load(results, algorithm, v)
+                        if final(run, "greedy") is not None] for v in scaled]
+        seeds = min((len(s) for s in per_variant), default=0)
+        if seeds:
+            scores[algorithm] = np.array([s[:seeds] for s in per_variant]).T
+    return scores, scaled
+
+
 def report(results: Path, algorithms: list[str], variants: list[str], plots: bool = True) -> list[str]:
-    """The table as lines (and, with ``plots``, the curves as PNGs and the summary as JSON in docs/benchmark/)."""
-    lines, summary = [], {}
-    for level in LEVELS:
-        scores = {}
-        for algorithm in algorithms:
-            per_variant = [[run["curve"][-1]["margins"][level]["margin"] for run in load(results, algorithm, v)
-                            if run["curve"] and level in run["curve"][-1]["margins"]] for v in variants]
-            seeds = min((len(s) for s in per_variant), default=0)
-            if seeds:
-                scores[algorithm] = np.array([s[:seeds] for s in per_variant]).T  # runs x variants
-        if not scores:
-            continue
-        lines.append(f"final margin per deal over {level}: IQM over seeds and {len(variants)} variant(s), 95% "
-                     "stratified bootstrap")
+    """The table as lines; with ``plots``, also the curves (PNGs), the summary (JSON) and the table
+    (``algorithms.md``, which the benchmark page includes) in docs/benchmark/."""
+    lines, table, summary = [], [], {}
+    scores, scaled = normalised_scores(results, algorithms, variants)
+    if scores:
+        lines.append(f"normalised final score (0: greedy, -1: random), IQM over seeds x {len(scaled)} variant(s) "
+                     f"({', '.join(scaled)}), 95% stratified bootstrap")
+        table += ["| algorithm | IQM of the normalised score | 95% interval | seeds x variants |",
+                  "|---|---:|---|---:|"]
         for algorithm, (point, low, high) in iqm(scores).items():
-            lines.append(f"  {algorithm:<14} {point:+.3f} [{low:+.3f}, {high:+.3f}]  ({scores[algorithm].shape[0]} "
-                         "seed(s) each)")
-            summary.setdefault(algorithm, {})[f"iqm_over_{level}"] = [point, low, high]
+            runs, cells = scores[algorithm].shape
+            lines.append(f"  {algorithm:<14} {point:+.3f} [{low:+.3f}, {high:+.3f}]  ({runs} seed(s) x {cells})")
+            interval = f"[{low:+.2f}, {high:+.2f}]" if runs > 1 else "none: one seed"
+            table.append(f"| `{algorithm}` | {point:+.2f} | {interval} | {runs} x {cells} |")
+            summary.setdefault(algorithm, {})["iqm_normalised"] = [point, low, high]
+    rows = []
     for variant in variants:
         for reference in references(results, variant):
             lines.append(f"{reference['agent']} {variant} (a reference, no training): " + ", ".join(
                 f"{reference['margins'][level]['margin']:+.3f} over {level}" for level in LEVELS
                 if level in reference["margins"]))
-    for algorithm in algorithms:
-        for variant in variants:
+        for algorithm in algorithms:
             runs = load(results, algorithm, variant)
             if not runs:
                 continue
@@ -98,12 +137,74 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
             lines.append(f"{algorithm} {variant}: {len(runs)} seed(s), {np.mean(minutes):.1f} min a run; "
                          + ", ".join(_reach_text(level, steps[level]) for level in LEVELS))
             summary.setdefault(algorithm, {})[variant] = {"minutes": minutes, "reaches": steps}
+            finals = {level: [final(run, level) for run in runs] for level in LEVELS}
+            rows.append(f"| {variant} | `{algorithm}` | {len(runs)} | " + " | ".join(
+                _seeds_cell(finals[level]) for level in LEVELS) + " | " + " | ".join(
+                _reach_cell(steps[level]) for level in LEVELS) + f" | {np.mean(minutes):.1f} |")
     if plots and summary:
         DOCS.mkdir(parents=True, exist_ok=True)
         for variant in variants:
             _plot(results, algorithms, variant, DOCS / f"algorithms_{variant}.png")
         (DOCS / "algorithms.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (DOCS / "algorithms.md").write_text(_page(table, rows, results, scaled, variants))
     return lines or ["no finished run in the cache yet"]
+
+
+def _seeds_cell(margins: list[float | None]) -> str:
+    """The mean over seeds, then each seed's margin."""
+    found = [m for m in margins if m is not None]
+    if not found:
+        return "-"
+    each = ", ".join(f"{m:+.2f}" for m in found)
+    return f"{np.mean(found):+.3f} ({each})" if len(found) > 1 else f"{found[0]:+.3f}"
+
+
+def _reach_cell(steps: list[int | None]) -> str:
+    found = [s for s in steps if s is not None]
+    return f"{len(found)}/{len(steps)}, first at {min(found):,}" if found else f"0/{len(steps)}"
+
+
+def _units(results: Path, variants: list[str]) -> list[str]:
+    """One line per variant: the unit of its normalised scores and ``search``'s score in it."""
+    lines = []
+    for variant in variants:
+        scale = unit(results, variant)
+        if scale is None:
+            continue
+        found = {r["agent"]: r["margins"].get("greedy") for r in references(results, variant)}
+        search = found.get("search")
+        beside = f"; `search` {search['margin'] / scale:+.2f}" if search is not None else ""
+        lines.append(f"- {variant}: `greedy` {scale:+.3f} a deal over `random`{beside}")
+    return lines
+
+
+def _page(table: list[str], rows: list[str], results: Path, scaled: list[str], variants: list[str]) -> str:
+    """The benchmark page's section on the algorithms (made by ``python -m benchmarks.algorithms --report``)."""
+    unscaled = [v for v in variants if v not in scaled]
+    lines = ["## Reference results for RL algorithms", "",
+             "Each run trains for 2,000,000 env steps (4 players, R12 defaults) and is measured every tenth of its "
+             "budget on the same 200 duplicate deals, one seat against three copies of each reference "
+             "([algorithms.md](algorithms.md) says how, and how to add an algorithm). Remade by "
+             "`python -m benchmarks.algorithms --report` from the cached runs.", ""]
+    if table:
+        lines += ["The variants pay on different scales, so across them a run's final margin over `greedy` is divided "
+                  "by `greedy`'s own margin over `random` on the same deals: 0 plays as `greedy`, -1 as `random`, "
+                  "+1 is as far above `greedy` as `greedy` is above `random`. The units, and `search`'s score in "
+                  "them:", "", *_units(results, variants), "",
+                  f"The interquartile mean of the scores over seeds and variants ({', '.join(scaled)}; an "
+                  "algorithm counts where it has runs in every one), with its 95% stratified-bootstrap interval "
+                  "(`rliable`):", "", *table, ""]
+        if unscaled:
+            lines += [f"Not in the aggregate: {', '.join(unscaled)} (no unit measured on its deals yet: "
+                      "`--references greedy`).", ""]
+    lines += ["Each variant's runs: the final margin per deal over each reference (the mean over seeds, then each "
+              "seed's), how many seeds beat it at 95% at some checkpoint and the first steps at which one did, "
+              "and the training minutes a run.", "",
+              "| variant | algorithm | seeds | final margin over greedy | over search | reaches greedy | "
+              "reaches search | minutes a run |", "|---|---|---:|---|---|---|---|---:|", *rows, ""]
+    lines += ["Curves (mean and 95% band over seeds): " + ", ".join(
+        f"[{v}](benchmark/algorithms_{v}.png)" for v in variants) + ".", ""]
+    return "\n".join(lines)
 
 
 def _plot(results: Path, algorithms: list[str], variant: str, path: Path) -> None:
@@ -131,7 +232,8 @@ def _plot(results: Path, algorithms: list[str], variant: str, path: Path) -> Non
     if not drawn:
         plt.close(figure)
         return
-    for k, reference in enumerate(references(results, variant)):
+    lines = [r for r in references(results, variant) if r["agent"] != "greedy"]  # greedy: the 0 line itself
+    for k, reference in enumerate(lines):
         for axis, level in zip(axes, LEVELS, strict=True):
             if level not in reference["margins"]:
                 continue

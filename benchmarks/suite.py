@@ -287,6 +287,9 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     exploit = out / "exploit.md"  # python -m benchmarks.exploit_table: the learned best responses
     if exploit.is_file():
         lines += ["", exploit.read_text().rstrip()]
+    algorithms = out / "algorithms.md"  # python -m benchmarks.algorithms --report: standard RL algorithms
+    if algorithms.is_file():
+        lines += ["", algorithms.read_text().rstrip()]
     lines.append("")
     return "\n".join(lines)
 

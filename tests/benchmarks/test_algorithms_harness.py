@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks import algorithms
+from benchmarks import algorithms, algorithms_report
 from benchmarks.algorithms_report import reached, report
 
 pytest.importorskip("rliable")
@@ -89,3 +89,35 @@ def test_a_reference_is_measured_once_on_the_curves_deals_and_reported_as_a_line
     assert path.stat().st_mtime_ns == stamp  # cached: not measured again
     itself = json.loads(algorithms.run_reference("random", "widow", 4, results, levels=("random",)).read_text())
     assert itself["margins"]["random"]["margin"] == 0.0  # one seat against three copies of itself
+
+
+def _cell(results, algorithm, variant, seed, over_greedy):
+    cell = results / algorithm / variant / f"seed_{seed}"
+    cell.mkdir(parents=True)
+    (cell / "run.json").write_text(json.dumps({"train_seconds": 60.0}))
+    row = {"margin": over_greedy, "ci95": [over_greedy - 0.1, over_greedy + 0.1]}
+    point = {"steps": 10, "margins": {"greedy": row}}
+    (cell / "curve.jsonl").write_text(json.dumps(point) + "\n")
+
+
+def _unit(results, variant, greedy_over_random):
+    folder = results / "references" / variant
+    folder.mkdir(parents=True)
+    (folder / "greedy.json").write_text(json.dumps({"agent": "greedy", "margins": {
+        "random": {"margin": greedy_over_random, "ci95": [0, 1]}, "greedy": {"margin": 0.0, "ci95": [0, 0]}}}))
+
+
+def test_scores_are_normalised_by_greedys_lead_over_random_and_sweep_seeds_stay_out(tmp_path):
+    results = tmp_path / "results"
+    _unit(results, "widow", 2.0)
+    _unit(results, "pool", 0.5)
+    for seed, (widow, pool) in enumerate([(1.0, 0.25), (1.0, 0.25), (1.0, 0.25)]):
+        _cell(results, "ppo", "widow", seed, widow)
+        _cell(results, "ppo", "pool", seed, pool)
+    _cell(results, "ppo", "widow", algorithms_report.SWEEP_SEEDS, -5.0)  # a sweep's run: not reported
+    scores, scaled = algorithms_report.normalised_scores(results, ["ppo"], ["widow", "pool", "old_game"])
+    assert scaled == ["widow", "pool"]  # the old game has no unit measured
+    assert scores["ppo"].shape == (3, 2) and (scores["ppo"] == 0.5).all()  # 1.0 / 2.0 and 0.25 / 0.5
+    lines = report(results, ["ppo"], ["widow", "pool"], plots=False)
+    assert "+0.500 [+0.500, +0.500]" in lines[1] and "3 seed(s) x 2" in lines[1]
+    assert any(line.startswith("ppo widow: 3 seed(s)") for line in lines)
