@@ -129,7 +129,8 @@ def exploitability(variant: str, agent: str | Sequence[str], folder: Path = PUBL
         return "not measured"
     best = max(rows, key=lambda r: r["margin"])
     low, high = best["ci95"]
-    return f"{best['margin']:+.3f} [{low:+.3f}, {high:+.3f}] ({best.get('method', 'learned')})"
+    found = f"{best['margin']:+.3f} [{low:+.3f}, {high:+.3f}], {best.get('method', 'learned')} best response"
+    return found if best["margin"] > 0 else f"none found ({found})"
 
 
 def shipped_names(variant: str, models: Path = ROOT / "models") -> list[str]:
@@ -218,7 +219,14 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
              "pool commerce). Intervals are bootstrap intervals over duplicate groups (docs/arena.md). "
              "Each variant's section says the command that made it, its seed and the versions; "
              "`python -m benchmarks.suite` makes them all (`--variants` some).", ""]
-    lines += ["## Headline", "", *headline(sections)]
+    lines += ["## Headline", "", *headline(sections), "",
+              "The last two columns are lower bounds on exploitability: the largest margin per deal that a best "
+              "response (a learned one, or `search` whose rollouts play the agent, the section 'Exploitability: "
+              "how much a best response gains' below) took from the agent in its seat. 'None found' is a "
+              "responder that did no better than the agent itself (the bound is then 0, which says nothing of "
+              "how exploitable the agent is). Against `search`, and against a model with its test-time search, "
+              "the search best response models the agent by a faster policy (`greedy`, the network alone) and "
+              "plays against the agent itself."]
     short = shortfalls(sections)
     lines += ["", *short] if short else []
     for variant, section in sections.items():

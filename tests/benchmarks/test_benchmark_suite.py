@@ -236,7 +236,7 @@ def test_the_headline_takes_the_largest_best_response_gain_of_the_network_alone(
             "b__pool.json": {"agent": "greedy", "variant": "pool", "margin": 2.0, "ci95": [1.9, 2.1]}}
     for name, row in rows.items():
         (tmp_path / name).write_text(json.dumps(row))
-    assert suite.exploitability("widow", agent, tmp_path) == "+0.030 [-0.010, +0.070] (search)"
+    assert suite.exploitability("widow", agent, tmp_path) == "+0.030 [-0.010, +0.070], search best response"
     assert suite.exploitability("pool", "model:models/pool(search=false)", tmp_path) == "not measured"
 
 
@@ -253,5 +253,8 @@ def test_the_shipped_model_is_its_network_alone_too_where_it_ships_without_searc
                                                        "variant": "old_game", "margin": 0.2, "ci95": [0.1, 0.3],
                                                        "method": "search"}))
     names = suite.shipped_names("old_game", tmp_path)
-    assert suite.exploitability("old_game", names, rows) == "+0.200 [+0.100, +0.300] (search)"
+    assert suite.exploitability("old_game", names, rows) == "+0.200 [+0.100, +0.300], search best response"
+    (rows / "b__old_game.json").write_text(json.dumps({"agent": "model:models/old_game", "variant": "old_game",
+                                                       "margin": -0.05, "ci95": [-0.1, 0.0]}))
+    assert suite.exploitability("old_game", ["model:models/old_game"], rows).startswith("none found (-0.050")
     assert suite.exploitability("widow", suite.shipped_names("widow", tmp_path), rows) == "not measured"
