@@ -102,10 +102,12 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
              "bounded from below (a learned or a search best response finds *a* deviation); in a game small "
              "enough to walk whole it is exact, and it is the yardstick those bounds are checked against. "
              "The research-size games (`commerce_env.small_game`, not rule options) keep every decision of "
-             "their variant: two players, one round, one deal, and a research pack of cards of the 52-card "
-             "pack (hands valued by R2 unchanged). Chance deals whole hands (the widow's cards in card order); a card "
-             "drawn for ready money is chance's when it is drawn. Returns are per deal; seat 0 deals, seat 1 is the "
-             "eldest hand.", "",
+             "their variant: two players, one round, one deal, and a research pack, a few cards of the 52-card "
+             "pack listed below (hands valued by R2 unchanged). Chance deals whole hands at once (the widow's three "
+             "cards as a set, listed in card order); a card drawn for ready money is chance's when it is drawn. "
+             "Returns are per deal; seat 0 deals, seat 1 is the eldest hand. 'Best response's gain as dealer' is "
+             "what a best response sitting as the dealer gains over the policy in that seat, the policy playing "
+             "the other seat.", "",
              f"Made by `{command}` (CFR+ state cached, so a run resumes).", ""]
     for result in results:
         span = result["value_range"]
