@@ -205,7 +205,7 @@ class CommerceVectorEnv(VectorEnv):
         if self.resolver is not None:
             return self.resolver(spec, self.rules, self.num_players)
         if spec == "random":
-            return UniformRandom()
+            return RandomPolicy()
         raise ValueError(f"opponent {spec!r}: give objects with act_batch(engine, games, seats), or install "
                          f"commerce-rl's agents (resolver agents.batched.batched_agent) for names such as 'greedy'")
 
