@@ -231,7 +231,8 @@ def test_the_record_names_no_folder_of_the_machine(tmp_path, fake_measures):
 
 EXPERT_KEYS = ["rounds", "decisions_per_round", "worlds", "margin", "rollout_policy", "target", "temperature",
                "explore", "opponents", "games", "parts", "window", "epochs", "learning_rate", "ppo_steps",
-               "warm_start", "measure_deals", "measure_opponent", "measure_seed", "improve_by", "improve_against", "patience"]
+               "warm_start", "measure_deals", "measure_opponent", "measure_seed", "improve_by", "improve_against",
+               "patience"]
 
 
 @settings(max_examples=150, deadline=None,
