@@ -141,8 +141,10 @@ class Collector:
         search = self.search
         while True:
             while len(tables) < self.section.games and len(actions) < decisions:
-                tables.append(self._table(rng, matches))
+                table = self._table(rng, matches)
                 matches += 1
+                if not table.game.over:  # a match a dealt ship ends before any decision has none to keep (R7.3)
+                    tables.append(table)
             if not tables:
                 break
             chosen: list[int | None] = []

@@ -88,6 +88,29 @@ def test_the_kept_actions_are_the_searchs_choices(model, tmp_path, monkeypatch):
     assert (soft[np.arange(len(data)), best] >= soft.max(axis=1) - 1e-6).all()
 
 
+def test_a_match_over_before_any_decision_is_passed_over(tiny_model, tmp_path, monkeypatch):
+    # R7.3: a dealt ship settles the deal before anyone decides, and can end a match at once (R7.5)
+    import random
+
+    import commerce_env.engine as engine
+    from commerce_env.rules import make_rules
+
+    rules = make_rules("my_ship_sails")
+    games = (engine.new_game(rules, 4, dealer=seed % 4, rng=random.Random(seed)) for seed in range(50_000))
+    over = next(game for game in games if game.over)
+    made, new_game = [], engine.new_game
+
+    def first_over(*args, **kwargs):
+        made.append(1)
+        return over if len(made) == 1 else new_game(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "new_game", first_over)
+    model = tiny_model("my_ship_sails", 4, tmp_path / "model", seed=1)
+    config = validate({**tiny(tmp_path), "env": {"variant": "my_ship_sails", "num_players": 4}})
+    data = Collector(model, config).collect(8, seed=5)
+    assert len(made) > 1 and len(data) >= 8
+
+
 def test_collection_is_deterministic_for_a_seed_and_saves_plain_arrays(model, tmp_path):
     config = validate(tiny(tmp_path))
     first = Collector(model, config).collect(12, seed=8)
