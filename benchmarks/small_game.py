@@ -33,7 +33,8 @@ CHECKPOINTS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 300, 500, 1000)  # where Na
 PARTLY = 10  # the iterations of "a partly converged CFR policy"
 POLICIES = ("random", "greedy", "expected_value")
 TARGET = 0.01  # NashConv below this share of the game's value range
-LEARNED = "small_game_learned.json"  # python -m training.exploit_small --output <out>/small_game_learned.json
+LEARNED = "small_game_learned*.json"  # python -m training.exploit_small --output <out>/small_game_learned.json (a file
+# per run: other PPO settings, say)
 SEARCHED = "small_game_search*.json"  # the same with --method search (a file per run: one per game, say)
 
 
@@ -141,19 +142,22 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
                   "playing from that observation reaches (a local optimum over the whole tree, "
                   "`agents.exact.grouped_best_response`), the share of the exact gain the observation leaves "
                   f"within reach. Made by `{learned['command']}`.", "",
-                  "| game | policy | exact best response's gain | from the observation | learned | learned / exact | "
-                  "as dealer | as eldest | env steps |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| game | policy | learner's PPO settings | exact best response's gain | from the observation | "
+                  "learned | learned / exact | as dealer | as eldest | env steps |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for report in learned["reports"]:
             ceiling = report.get("observation_gain")
             reach = f"{ceiling:.4f} ({ceiling / report['exact_gain']:.0%})" if ceiling is not None else "-"
             seats = [f"{mine:.3f} of {best:.3f}" for mine, best in
                      zip(report["curve"][-1]["seats"], report["exact_seats"], strict=True)]
-            lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | {reach} | "
+            lines.append(f"| {report['variant']} | {report['agent']} | {_flags(report)} | {report['exact_gain']:.4f} | "
+                         f"{reach} | "
                          f"{report['learned_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
                          f"{report['steps']:,} |")
-        lines += ["", f"The learned best response reaches {TARGET_SHARE:.0%} of the exact gain against "
-                  f"{_which(learned, True)}. It falls short against {_which(learned, False)}; a negative gain is a "
-                  "learner that does worse in a seat than the policy itself.", ""]
+        today = [report for report in learned["reports"] if _flags(report) == "defaults"]
+        lines += ["", f"With its default settings the learned best response reaches {TARGET_SHARE:.0%} of the exact "
+                  f"gain against {_which(today, True)}. It falls short against {_which(today, False)}; a negative "
+                  "gain is a learner that does worse in a seat than the policy itself.", ""]
     if searched:
         lines += ["### A search best response checked against the exact one", "",
                   "The search best response (`commerce exploit --method search`: `search` in one seat, its worlds "
@@ -170,7 +174,8 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
                          f"{report['search_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
                          f"{report['worlds']} | {report['ms_per_decision']:.1f} |")
         lines += ["", f"The search best response reaches {TARGET_SHARE:.0%} of the exact gain against "
-                  f"{_which(searched, True)}. It falls short against {_which(searched, False)}.", ""]
+                  f"{_which(searched['reports'], True)}. It falls short against "
+                  f"{_which(searched['reports'], False)}.", ""]
     lines += ["The curves are in [small_game_cfr.json](small_game_cfr.json), every figure in "
               "[small_game.json](small_game.json). `agents.ground_truth.exact_gain(policy, variant)` "
               "gives the exact best response's gain against any policy, to check a learned or search best "
@@ -178,10 +183,19 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
     return "\n".join(lines)
 
 
-def _which(made: dict[str, Any], reached: bool) -> str:
+def _flags(report: dict[str, Any]) -> str:
+    """A learned row's ``--ppo`` flags: where its learner's settings differ from today's defaults."""
+    from training.exploit_command import ppo_pairs
+    from training.exploit_small import learner_ppo
+
+    return " ".join(f"`--ppo {pair}`" for pair in ppo_pairs(report["settings"]["ppo"], learner_ppo(report["variant"])))\
+        or "defaults"
+
+
+def _which(reports: list[dict[str, Any]], reached: bool) -> str:
     """The policies whose best response reached (or not) the target share, by game."""
     by_game: dict[str, list[str]] = {}
-    for report in made["reports"]:
+    for report in reports:
         if (report["share"] >= TARGET_SHARE) == reached:
             by_game.setdefault(report["variant"], []).append(report["agent"])
     return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
