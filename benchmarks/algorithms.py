@@ -270,10 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         unknown = [x for x in given if x not in known]
         if unknown:
             parser.error(f"unknown {name} {unknown[0]!r}; choose from {', '.join(known)}")
-    if args.seeds < 1 or args.first_seed < 0:
-        parser.error(f"bad value {args.seeds if args.seeds < 1 else args.first_seed} for "
-                     f"{'--seeds' if args.seeds < 1 else '--first-seed'}; expected a whole number of at least "
-                     f"{1 if args.seeds < 1 else 0}")
+    if args.seeds < 1:
+        parser.error(f"bad value {args.seeds} for --seeds; expected a whole number of at least 1")
+    if args.first_seed < 0:
+        parser.error(f"bad value {args.first_seed} for --first-seed; expected a whole number of at least 0")
     results, panel = RESULTS, PANEL
     if args.quick:
         args.budget, args.deals, args.seeds = 8_192, 8, 1

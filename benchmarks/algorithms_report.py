@@ -71,7 +71,14 @@ def iqm(scores: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float]]:
     def aggregate(x: np.ndarray) -> np.ndarray:
         return np.array([metrics.aggregate_iqm(x)])
 
-    points, intervals = library.get_interval_estimates(scores, aggregate, reps=2000)
+    # rliable's resampling draws from numpy's global generator (it ignores its random_state argument): seeded
+    # here and put back after, so that the page made again from the same runs is the same page
+    saved = np.random.get_state()
+    np.random.seed(0)
+    try:
+        points, intervals = library.get_interval_estimates(scores, aggregate, reps=2000)
+    finally:
+        np.random.set_state(saved)
     return {a: (float(points[a][0]), float(intervals[a][0][0]), float(intervals[a][1][0])) for a in scores}
 
 
@@ -146,7 +153,7 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
         for variant in variants:
             _plot(results, algorithms, variant, DOCS / f"algorithms_{variant}.png")
         (DOCS / "algorithms.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (DOCS / "algorithms.md").write_text(_page(table, rows, results, scaled, variants))
+        (DOCS / "algorithms.md").write_text(_page(table, rows, results, algorithms, variants, scaled))
     return lines or ["no finished run in the cache yet"]
 
 
@@ -178,12 +185,16 @@ def _units(results: Path, variants: list[str]) -> list[str]:
     return lines
 
 
-def _page(table: list[str], rows: list[str], results: Path, scaled: list[str], variants: list[str]) -> str:
+def _page(table: list[str], rows: list[str], results: Path, algorithms: list[str], variants: list[str],
+          scaled: list[str]) -> str:
     """The benchmark page's section on the algorithms (made by ``python -m benchmarks.algorithms --report``)."""
     unscaled = [v for v in variants if v not in scaled]
+    runs = [run for algorithm in algorithms for variant in variants for run in load(results, algorithm, variant)]
+    budgets = " or ".join(f"{b:,}" for b in sorted({run["budget"] for run in runs}))
+    deals = " or ".join(f"{d:,}" for d in sorted({run["deals"] for run in runs}))
     lines = ["## Reference results for RL algorithms", "",
-             "Each run trains for 2,000,000 env steps (4 players, R12 defaults) and is measured every tenth of its "
-             "budget on the same 200 duplicate deals, one seat against three copies of each reference "
+             f"Each run trains for {budgets} env steps (4 players, R12 defaults) and is measured every tenth of its "
+             f"budget on the same {deals} duplicate deals, one seat against three copies of each reference "
              "([algorithms.md](algorithms.md) says how, and how to add an algorithm). Remade by "
              "`python -m benchmarks.algorithms --report` from the cached runs.", ""]
     if table:

@@ -121,3 +121,15 @@ def test_scores_are_normalised_by_greedys_lead_over_random_and_sweep_seeds_stay_
     lines = report(results, ["ppo"], ["widow", "pool"], plots=False)
     assert "+0.500 [+0.500, +0.500]" in lines[1] and "3 seed(s) x 2" in lines[1]
     assert any(line.startswith("ppo widow: 3 seed(s)") for line in lines)
+
+
+def test_the_aggregate_is_the_same_each_time_it_is_made_and_leaves_numpys_generator_alone():
+    import numpy as np
+
+    scores = {"a": np.random.default_rng(1).normal(size=(3, 5)), "b": np.random.default_rng(2).normal(size=(3, 5))}
+    np.random.seed(7)
+    expected_draw = np.random.random()
+    np.random.seed(7)
+    first = algorithms_report.iqm(scores)
+    assert np.random.random() == expected_draw  # the caller's stream goes on as if iqm had not run
+    assert algorithms_report.iqm(scores) == first
