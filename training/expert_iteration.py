@@ -106,7 +106,9 @@ class ExpertIteration:
         if self.vec_env is None:
             from .run_envs import make_vec_env
 
-            self.vec_env = make_vec_env(self.config, self.config.seed)
+            config = self.config
+            self.vec_env = make_vec_env(config.env, config.opponents, config.selfplay, config.training,
+                                        config.seed)
         return self.vec_env
 
     def load(self, index: int) -> Any:
@@ -117,7 +119,7 @@ class ExpertIteration:
         if index == 0 and not path.is_file():
             from .run_envs import build_model
 
-            model = build_model(self.config, self.env(), self.out)
+            model = build_model(self.config.policy, self.config.ppo, self.env(), self.out, self.config.seed)
             if self.section.warm_start is not None:
                 warm_start(model.policy, self.section.warm_start)
             self.save(model, 0)

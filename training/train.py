@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,7 @@ from .callbacks import (  # noqa: F401 - budget_progress re-exported
     budget_progress,
 )
 from .checkpoints import CHECKPOINT, STATE, export_model, policy_agent, save_checkpoint  # noqa: F401
-from .config import OpponentsSection, TrainConfig
+from .config import OpponentsSection, PretrainSection, TrainConfig
 from .evaluation import evaluate, final_report, summary_lines, verdict  # noqa: F401 - re-exported
 from .run_envs import build_model, env_kwargs, make_vec_env  # noqa: F401 - re-exported
 from .run_folder import MANIFEST, RunFolder
@@ -68,7 +67,8 @@ def _pretrain(model: Any, config: TrainConfig, run: RunFolder, vec_env: Any,
     folder = export_model(model, config, run.path / CLONE, run, search=False)
     if config.pretrain.opponent_weight > 0:
         vec_env.close()
-        vec_env = make_vec_env(with_clone(config, run), config.seed)
+        vec_env = make_vec_env(config.env, with_clone(config.opponents, config.pretrain, run), config.selfplay,
+                               config.training, config.seed)
         model.set_env(vec_env)
     if config.pretrain.snapshot and config.selfplay.enabled:
         vec_env.env_method("add_snapshot", str(folder))
@@ -88,16 +88,15 @@ def _anchor(model: Any, config: TrainConfig, demonstrations: Any) -> Any:
                            section.batch_size, section.anchor_learning_rate, config.seed)
 
 
-def with_clone(config: TrainConfig, run: RunFolder) -> TrainConfig:
-    """``config`` with the run's clone in the opponent pool at ``pretrain.opponent_weight``
-    (relative to the pool's weights; equal weights when the pool has none)."""
-    pretraining, opponents = config.pretrain, config.opponents
-    if pretraining.teacher is None or pretraining.opponent_weight <= 0:
-        return config
+def with_clone(opponents: OpponentsSection, pretrain: PretrainSection, run: RunFolder) -> OpponentsSection:
+    """The opponents of the run's envs: ``opponents`` with the run's clone in the pool at
+    ``pretrain.opponent_weight`` (relative to the pool's weights; equal weights when the pool has none),
+    a new section that leaves the config's as it was; ``opponents`` itself when there is no clone."""
+    if pretrain.teacher is None or pretrain.opponent_weight <= 0:
+        return opponents
     weights = opponents.weights or [1.0] * len(opponents.pool)
-    pool = OpponentsSection(pool=[*opponents.pool, f"model:{run.path / CLONE}"],
-                            weights=[*weights, pretraining.opponent_weight])
-    return replace(config, opponents=pool)
+    return OpponentsSection(pool=[*opponents.pool, f"model:{run.path / CLONE}"],
+                            weights=[*weights, pretrain.opponent_weight])
 
 
 def _trim_history(path: Path, steps: int) -> None:
@@ -156,7 +155,8 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
     demonstrations = None  # the teacher's, when pretrain made them (a resumed run collects them again)
     if resume:
         state = json.loads((out / STATE).read_text())
-        vec_env = make_vec_env(with_clone(config, run), config.seed + int(state["num_timesteps"]))
+        vec_env = make_vec_env(config.env, with_clone(config.opponents, config.pretrain, run), config.selfplay,
+                               training, config.seed + int(state["num_timesteps"]))
         model = MaskablePPO.load(str(checkpoint), env=vec_env, device="cpu", tensorboard_log=str(out / "tb"))
         _trim_history(out / "eval_history.jsonl", model.num_timesteps)
         for path in state["snapshots"]:
@@ -165,8 +165,8 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
         state = {"num_timesteps": 0, "snapshots": [], "elapsed_seconds": 0.0,
                  "next_checkpoint": training.checkpoint_every, "next_eval": evaluation.every_steps,
                  "next_snapshot": config.selfplay.every_steps}
-        vec_env = make_vec_env(config, config.seed)
-        model = build_model(config, vec_env, out)
+        vec_env = make_vec_env(config.env, config.opponents, config.selfplay, training, config.seed)
+        model = build_model(config.policy, config.ppo, vec_env, out, config.seed)
         if config.pretrain.teacher is not None:
             vec_env, demonstrations = _pretrain(model, config, run, vec_env, state)
     env = config.env  # saved in every checkpoint zip (plain JSON), so load_agent knows its rules

@@ -103,7 +103,8 @@ def test_imitation_learns_the_teacher(tmp_path):
     config = validate(tiny(tmp_path, env={"variant": "old_game", "num_players": 4, "rules": {}},
                            policy={"net_arch": [64, 64]}))
     demos = collect("greedy", "old_game", 4, {}, [], 3000, seed=0)
-    model = build_model(config, make_vec_env(config, 0), tmp_path)
+    vec_env = make_vec_env(config.env, config.opponents, config.selfplay, config.training, 0)
+    model = build_model(config.policy, config.ppo, vec_env, tmp_path, config.seed)
     before = imitate(model.policy, demos, epochs=1, batch_size=256, learning_rate=1e-9)
     after = imitate(model.policy, demos, epochs=15, batch_size=256, learning_rate=3e-3)
     assert after["agreement"] > before["agreement"] + 0.3
@@ -129,9 +130,8 @@ def test_the_clone_joins_the_opponent_pool_at_its_weight_and_stays_there_on_resu
                            pretrain={"teacher": "greedy", "decisions": 100, "epochs": 1, "opponent_weight": 2.0},
                            training={"vec_env": "batch", "n_envs": 4, "total_timesteps": 512}))
     run = RunFolder(tmp_path / "run")
-    league = with_clone(config, run)
-    assert league["opponents"] == {"pool": ["random", "greedy", f"model:{run.path / CLONE}"],
-                                   "weights": [3, 1, 2.0]}
+    league = with_clone(config.opponents, config.pretrain, run)
+    assert league == {"pool": ["random", "greedy", f"model:{run.path / CLONE}"], "weights": [3, 1, 2.0]}
     assert config["opponents"]["pool"] == ["random", "greedy"]  # the config itself is left as it was
     train(config, quiet=True)
     assert (run.path / CLONE / "model.json").is_file()
@@ -143,8 +143,9 @@ def test_the_clone_joins_the_opponent_pool_at_its_weight_and_stays_there_on_resu
     with pytest.raises(ValueError, match=CLONE):
         train(more, resume=True, quiet=True)
     uniform = validate(tiny(tmp_path, pretrain={"teacher": "greedy", "opponent_weight": 0.5}))
-    assert with_clone(uniform, run)["opponents"]["weights"] == [1.0, 0.5]
-    assert with_clone(validate(tiny(tmp_path)), run)["opponents"]["pool"] == ["random"]  # no teacher, no clone
+    assert with_clone(uniform.opponents, uniform.pretrain, run)["weights"] == [1.0, 0.5]
+    plain = validate(tiny(tmp_path))
+    assert with_clone(plain.opponents, plain.pretrain, run)["pool"] == ["random"]  # no teacher, no clone
 
 
 @pytest.mark.parametrize("change, message", [
@@ -188,7 +189,8 @@ def test_the_anchor_pulls_a_policy_back_to_the_teacher(tmp_path):
     config = validate(tiny(tmp_path, env={"variant": "old_game", "num_players": 4, "rules": {}},
                            policy={"net_arch": [32, 32]}))
     demos = collect("greedy", "old_game", 4, {}, [], 2000, seed=0)
-    model = build_model(config, make_vec_env(config, 0), tmp_path)
+    vec_env = make_vec_env(config.env, config.opponents, config.selfplay, config.training, 0)
+    model = build_model(config.policy, config.ppo, vec_env, tmp_path, config.seed)
     before = imitate(model.policy, demos, epochs=1, batch_size=256, learning_rate=1e-9)["agreement"]
     anchor = ImitationAnchor(model.policy, demos, None, batches=200, batch_size=256, learning_rate=3e-3)
     first = anchor.step()
