@@ -89,8 +89,8 @@ class SelfPlaySnapshots(RolloutEndCallback):
         selfplay, steps = self.config.selfplay, self.model.num_timesteps
         if not selfplay.enabled or not self.state.due("next_snapshot", steps, selfplay.every_steps):
             return
-        folder = export_model(self.model, self.config, self.run.path / "snapshots" / f"step_{steps}", self.run,
-                              search=False)
+        folder = export_model(self.model, self.config.env, self.config.name,
+                              self.run.path / "snapshots" / f"step_{steps}", self.run)
         self.training_env.env_method("add_snapshot", str(folder))
         self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay.max_snapshots:]
 
@@ -103,7 +103,7 @@ class PeriodicEvaluation(RolloutEndCallback):
         evaluation, steps = self.config.evaluation, self.model.num_timesteps
         if not self.state.due("next_eval", steps, evaluation.every_steps):
             return
-        agent, _, _ = policy_agent(self.model, self.config)
+        agent, _, _ = policy_agent(self.model, self.config.env, self.config.name, self.config.policy.search)
         env = self.config.env
         report = evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
                           options=env.rules, deals=evaluation.deals, seed=evaluation.seed,

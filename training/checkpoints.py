@@ -9,33 +9,33 @@ from typing import Any
 from agents.learned import LearnedAgent, make_meta, save_model, weights_from_policy
 from commerce_env.files import atomic_write
 
-from .config import TrainConfig
+from .config import EnvSection
 from .run_folder import RunFolder
 
 CHECKPOINT = "checkpoints/last.zip"
 STATE = "checkpoints/state.json"
 
 
-def policy_agent(model: Any, config: TrainConfig, search: bool = True,
+def policy_agent(model: Any, env: EnvSection, name: str, search: dict[str, Any] | None = None,
                  **extra: Any) -> tuple[LearnedAgent, dict, dict]:
     """The current policy as a numpy :class:`LearnedAgent` playing by its network alone (what the
-    run trains and evaluates), its weights and its ``model.json`` record (with ``policy.search``, the
-    test-time search the exported model plays with, unless ``search=False``)."""
-    env = config.env
+    run trains and evaluates), its weights and its ``model.json`` record: ``env``'s game, the run's
+    ``name``, and ``search`` (``policy.search``: the test-time search the exported model plays with;
+    None: none)."""
     rules = env.make_rules()
     weights, network = weights_from_policy(model.policy)
     meta = make_meta(rules, env.num_players, network, features=env.features,
-                     search=config.policy.search if search else None, trained_steps=int(model.num_timesteps),
-                     run=config.name, **extra)
+                     search=search, trained_steps=int(model.num_timesteps), run=name, **extra)
     return LearnedAgent(weights, meta, search=False), weights, meta
 
 
-def export_model(model: Any, config: TrainConfig, folder: str | Path, run: RunFolder | None = None,
-                 search: bool = True) -> Path:
-    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`); ``run`` records its files.
-    ``search=False``: without the config's test-time search (the clone and the snapshots, which
-    play as batched opponents during training, by their networks alone)."""
-    _, weights, meta = policy_agent(model, config, search=search)
+def export_model(model: Any, env: EnvSection, name: str, folder: str | Path, run: RunFolder | None = None,
+                 search: dict[str, Any] | None = None) -> Path:
+    """Write the policy of ``model`` in the safe format (:mod:`agents.learned`), its record as
+    :func:`policy_agent`'s; ``run`` records its files.  ``search``: the config's ``policy.search`` for
+    the run's model; None for the clone and the snapshots, which play as batched opponents during
+    training, by their networks alone."""
+    _, weights, meta = policy_agent(model, env, name, search)
     folder = save_model(folder, weights, meta)
     if run is not None:
         run.record_tree(Path(folder).relative_to(run.path).as_posix())

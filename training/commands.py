@@ -195,7 +195,7 @@ def _export(args: argparse.Namespace) -> int:
 
     model = MaskablePPO.load(str(checkpoint), device="cpu")
     try:
-        folder = export_model(model, config, args.out)
+        folder = export_model(model, config.env, config.name, args.out, search=config.policy.search)
     except ValueError as error:
         print(f"commerce export: {error}", file=sys.stderr)
         return 2

@@ -82,7 +82,7 @@ def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool
     """
     from .checkpoints import policy_agent
 
-    agent, _, _ = policy_agent(model, config)
+    agent, _, _ = policy_agent(model, config.env, config.name, config.policy.search)
     steps = int(model.num_timesteps)
     report = {"run": config.name, "steps": steps, "model": "model"}
     return write_final_report(agent, config.evaluation, config.env, run, report, f"run {config.name}: {steps} steps",

@@ -138,7 +138,7 @@ class ExpertIteration:
                                        ZIP_LAYOUT_KEY: obs.LAYOUT_VERSION})
         folder = self.out / round_folder(index)
         folder.mkdir(parents=True, exist_ok=True)
-        export_model(model, self.config, folder / MODEL, self.run, search=False)
+        export_model(model, env, self.config.name, folder / MODEL, self.run)
         atomic_write(folder / POLICY, model.save)  # written last: the round's training is done
         self.run.record([folder / POLICY])
 
@@ -250,7 +250,7 @@ def train_expert(config: Any, run: RunFolder, quiet: bool = False) -> dict[str, 
         entries = rounds.run_rounds()
         kept = accepted_round(entries)
         model = rounds.load(kept)
-        export_model(model, config, run.path / MODEL, run)
+        export_model(model, config.env, config.name, run.path / MODEL, run, search=config.policy.search)
         report = final_report(model, config, run, progress=config.training.progress_bar and not quiet)
         report["expert_iteration"] = {"rounds": len(entries) - 1, "kept": kept,
                                       "stopped": "stalled" if stalled(entries, config.expert_iteration.patience)

@@ -64,7 +64,7 @@ def _pretrain(model: Any, config: TrainConfig, run: RunFolder, vec_env: Any,
     record, demonstrations = pretrain(model, config.pretrain, config.env, config.seed)
     state["elapsed_seconds"] += record["seconds"]
     run.write(PRETRAIN_FILE, json.dumps(record, indent=2))
-    folder = export_model(model, config, run.path / CLONE, run, search=False)
+    folder = export_model(model, config.env, config.name, run.path / CLONE, run)
     if config.pretrain.opponent_weight > 0:
         vec_env.close()
         vec_env = make_vec_env(config.env, with_clone(config.opponents, config.pretrain, run), config.selfplay,
@@ -198,7 +198,7 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
         run.record_tree("tb")  # TensorBoard's files are the run's, even when it is interrupted
     save_checkpoint(model, run, clock.saved())
     vec_env.close()
-    export_model(model, config, out / "model", run)
+    export_model(model, env, config.name, out / "model", run, search=config.policy.search)
     report = final_report(model, config, run, progress=training.progress_bar and not quiet)
     if not quiet:
         print("\n".join(report["summary"]))

@@ -204,10 +204,11 @@ def test_a_training_config_checks_policy_search_and_the_export_records_it(tiny_p
         with pytest.raises(ValueError, match="'policy.search'"):
             validate({**base, "policy": {"search": bad}})
     config = validate({**base, "policy": {"net_arch": [16], "search": {"worlds": 6, "margin": 1.5}}})
-    agent, _, meta = policy_agent(tiny_ppo("trade_barter", 3), config)
+    agent, _, meta = policy_agent(tiny_ppo("trade_barter", 3), config.env, config.name, config.policy.search)
     assert meta["search"] == {"worlds": 6, "margin": 1.5}
     assert agent.search is None  # the run trains and evaluates the network alone
-    assert "search" not in policy_agent(tiny_ppo("trade_barter", 3), validate(base))[2]
+    plain = validate(base)
+    assert "search" not in policy_agent(tiny_ppo("trade_barter", 3), plain.env, plain.name, plain.policy.search)[2]
     assert np.isfinite(agent.logits(np.zeros(agent.layers[0][0].shape[0]))).all()
 
 
