@@ -13,7 +13,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .checkpoints import export_model, policy_agent, save_checkpoint
-from .config import TrainConfig
+from .config import EnvSection, EvaluationSection, PPOSection, SelfPlaySection, TrainingSection
 from .evaluation import evaluate
 from .run_folder import RunFolder
 
@@ -55,11 +55,11 @@ class TimeBudget(BaseCallback):
 
 class RolloutEndCallback(BaseCallback):
     """A callback of the run that acts at rollout ends (on its :class:`RunState` schedule)
-    and never stops training."""
+    and never stops training.  Each subclass takes the config's sections it reads."""
 
-    def __init__(self, config: TrainConfig, run: RunFolder, state: RunState):
+    def __init__(self, state: RunState):
         super().__init__()
-        self.config, self.run, self.state = config, run, state
+        self.state = state
 
     def _on_step(self) -> bool:
         return True
@@ -83,28 +83,39 @@ class AnchorToTeacher(BaseCallback):
 
 
 class SelfPlaySnapshots(RolloutEndCallback):
-    """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play)."""
+    """Every ``selfplay.every_steps``, the policy joins the opponents' pool (self-play); the snapshot
+    is exported for ``env``'s game under the run's ``name``, in ``run``'s ``snapshots/``."""
+
+    def __init__(self, selfplay: SelfPlaySection, env: EnvSection, name: str, run: RunFolder, state: RunState):
+        super().__init__(state)
+        self.selfplay, self.env, self.name, self.run = selfplay, env, name, run
 
     def _on_rollout_end(self) -> None:
-        selfplay, steps = self.config.selfplay, self.model.num_timesteps
+        selfplay, steps = self.selfplay, self.model.num_timesteps
         if not selfplay.enabled or not self.state.due("next_snapshot", steps, selfplay.every_steps):
             return
-        folder = export_model(self.model, self.config.env, self.config.name,
-                              self.run.path / "snapshots" / f"step_{steps}", self.run)
+        folder = export_model(self.model, self.env, self.name, self.run.path / "snapshots" / f"step_{steps}",
+                              self.run)
         self.training_env.env_method("add_snapshot", str(folder))
         self.state.data["snapshots"] = (self.state.data["snapshots"] + [str(folder)])[-selfplay.max_snapshots:]
 
 
 class PeriodicEvaluation(RolloutEndCallback):
-    """Every ``evaluation.every_steps``, the policy against the baselines on duplicate deals:
-    logged to TensorBoard and appended to ``eval_history.jsonl``."""
+    """Every ``evaluation.every_steps``, the policy against the baselines on duplicate deals of
+    ``env``'s game: logged to TensorBoard and appended to ``run``'s ``eval_history.jsonl``.  ``name``
+    and ``search`` (``policy.search``) are the agent's record, as :func:`policy_agent` makes it."""
+
+    def __init__(self, evaluation: EvaluationSection, env: EnvSection, name: str, search: dict[str, Any] | None,
+                 run: RunFolder, state: RunState):
+        super().__init__(state)
+        self.evaluation, self.env, self.name, self.search, self.run = evaluation, env, name, search, run
 
     def _on_rollout_end(self) -> None:
-        evaluation, steps = self.config.evaluation, self.model.num_timesteps
+        evaluation, steps = self.evaluation, self.model.num_timesteps
         if not self.state.due("next_eval", steps, evaluation.every_steps):
             return
-        agent, _, _ = policy_agent(self.model, self.config.env, self.config.name, self.config.policy.search)
-        env = self.config.env
+        agent, _, _ = policy_agent(self.model, self.env, self.name, self.search)
+        env = self.env
         report = evaluate(agent, evaluation.baselines, variant=env.variant, num_players=env.num_players,
                           options=env.rules, deals=evaluation.deals, seed=evaluation.seed,
                           workers=evaluation.workers)
@@ -119,10 +130,14 @@ class PeriodicEvaluation(RolloutEndCallback):
 
 
 class PeriodicCheckpoint(RolloutEndCallback):
-    """Every ``training.checkpoint_every`` steps, the model and the run state, written atomically."""
+    """Every ``training.checkpoint_every`` steps, the model and the run state, written atomically in ``run``."""
+
+    def __init__(self, training: TrainingSection, run: RunFolder, state: RunState):
+        super().__init__(state)
+        self.training, self.run = training, run
 
     def _on_rollout_end(self) -> None:
-        every = self.config.training.checkpoint_every
+        every = self.training.checkpoint_every
         if self.state.due("next_checkpoint", self.model.num_timesteps, every):
             save_checkpoint(self.model, self.run, self.state.saved())
 
@@ -146,11 +161,15 @@ class LinearLearningRate(RolloutEndCallback):
     ``ppo.learning_rate`` times the budget left.  stable-baselines3's own schedules follow the step
     budget only; a run that the time limit ends would stop with its rate barely lowered."""
 
+    def __init__(self, training: TrainingSection, ppo: PPOSection, state: RunState):
+        super().__init__(state)
+        self.training, self.ppo = training, ppo
+
     def _on_rollout_end(self) -> None:
-        training = self.config.training
+        training = self.training
         fraction, _ = budget_progress(self.model.num_timesteps, training.total_timesteps, self.state.elapsed(),
                                       training.time_limit_minutes)
-        self.model.learning_rate = linear_learning_rate(self.config.ppo.learning_rate, fraction)
+        self.model.learning_rate = linear_learning_rate(self.ppo.learning_rate, fraction)
         self.model._setup_lr_schedule()  # the update that follows reads model.lr_schedule
 
 

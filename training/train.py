@@ -176,11 +176,12 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
     clock = RunState(state)
     remaining = training.total_timesteps - model.num_timesteps
     # Order as before the split: snapshot, evaluation, checkpoint at each rollout's end.
-    callbacks = [SelfPlaySnapshots(config, run, clock), PeriodicEvaluation(config, run, clock),
-                 PeriodicCheckpoint(config, run, clock),
+    callbacks = [SelfPlaySnapshots(config.selfplay, env, config.name, run, clock),
+                 PeriodicEvaluation(evaluation, env, config.name, config.policy.search, run, clock),
+                 PeriodicCheckpoint(training, run, clock),
                  TimeBudget(training.time_limit_minutes, clock)]
     if training.learning_rate_schedule == "linear":
-        callbacks.append(LinearLearningRate(config, run, clock))
+        callbacks.append(LinearLearningRate(training, config.ppo, clock))
     if config.pretrain.anchor_batches > 0:
         callbacks.append(AnchorToTeacher(_anchor(model, config, demonstrations)))
     if training.progress_bar and not quiet:
