@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from .config import EnvSection
     from .run_folder import RunFolder
     from .sections import EvaluationSection, GameSection
 
@@ -75,18 +75,20 @@ def verdict(report: dict[str, Any]) -> str:
     return "Verdict: the agent " + "; ".join(parts) + "." if parts else "Verdict: no evaluation was played."
 
 
-def final_report(model: Any, config: TrainConfig, run: RunFolder, progress: bool = False) -> dict[str, Any]:
-    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``.
+def final_report(model: Any, env: EnvSection, name: str, search: dict[str, Any] | None,
+                 evaluation: EvaluationSection, run: RunFolder, *, progress: bool = False) -> dict[str, Any]:
+    """The arena's evaluation of the final policy, written to ``report.json`` and ``report.txt``:
+    ``env``'s game against the ``evaluation`` section's baselines, under the run's ``name``; ``search``
+    (``policy.search``) is in the agent's record, as :func:`training.checkpoints.policy_agent` writes it.
 
     ``progress`` shows what it plays as it goes (a minute or so of duplicate deals in the demo).
     """
     from .checkpoints import policy_agent
 
-    agent, _, _ = policy_agent(model, config.env, config.name, config.policy.search)
+    agent, _, _ = policy_agent(model, env, name, search)
     steps = int(model.num_timesteps)
-    report = {"run": config.name, "steps": steps, "model": "model"}
-    return write_final_report(agent, config.evaluation, config.env, run, report, f"run {config.name}: {steps} steps",
-                              progress)
+    report = {"run": name, "steps": steps, "model": "model"}
+    return write_final_report(agent, evaluation, env, run, report, f"run {name}: {steps} steps", progress)
 
 
 def write_final_report(agent: Any, evaluation: EvaluationSection, env: GameSection, run: RunFolder,

@@ -251,7 +251,8 @@ def train_expert(config: Any, run: RunFolder, quiet: bool = False) -> dict[str, 
         kept = accepted_round(entries)
         model = rounds.load(kept)
         export_model(model, config.env, config.name, run.path / MODEL, run, search=config.policy.search)
-        report = final_report(model, config, run, progress=config.training.progress_bar and not quiet)
+        report = final_report(model, config.env, config.name, config.policy.search, config.evaluation, run,
+                              progress=config.training.progress_bar and not quiet)
         report["expert_iteration"] = {"rounds": len(entries) - 1, "kept": kept,
                                       "stopped": "stalled" if stalled(entries, config.expert_iteration.patience)
                                       else "time" if rounds.out_of_time() else "rounds"}

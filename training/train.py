@@ -200,7 +200,8 @@ def _train_limited(config: TrainConfig, run: RunFolder, resume: bool, quiet: boo
     save_checkpoint(model, run, clock.saved())
     vec_env.close()
     export_model(model, env, config.name, out / "model", run, search=config.policy.search)
-    report = final_report(model, config, run, progress=training.progress_bar and not quiet)
+    report = final_report(model, env, config.name, config.policy.search, evaluation, run,
+                          progress=training.progress_bar and not quiet)
     if not quiet:
         print("\n".join(report["summary"]))
     return report
