@@ -9,7 +9,11 @@ the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022)
   (:mod:`agents.belief`): a world where the agent would have played otherwise
   counts for nothing;
 * its rollouts play the agent in every other seat; its own later moves in them
-  are the search's rollout policy (greedy, at :meth:`SearchAgent.rollout_threshold`).
+  are the search's rollout policy (greedy, at :meth:`SearchAgent.rollout_threshold`),
+  or with ``continuation="agent"`` the agent's own: each decision is then one step of
+  policy improvement over the agent (Bertsekas' rollout algorithm), which in
+  expectation does no worse than the agent in that seat where greedy play of its later
+  moves can (against a policy near equilibrium, docs/benchmark.md).
 
 It picks the action with the best weighted mean over the worlds, with no prior.
 Worlds are drawn ``worlds`` at a time until ``worlds`` of them are as the agent
@@ -38,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from commerce_env.checks import one_of
 from commerce_env.engine.base import Game
 from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
 from commerce_env.rules import Rules
@@ -50,6 +55,8 @@ from .search import MAX_WORLDS, SearchAgent, rolled_out, rollout
 
 __all__ = ["SearchBestResponse"]
 
+CONTINUATIONS = ("greedy", "agent")  # who plays the responder's own later moves in its rollouts
+
 
 class SearchBestResponse(SearchAgent):
     """The search's best response to ``agent`` (a spec or an agent object), ``worlds`` weighted
@@ -57,14 +64,16 @@ class SearchBestResponse(SearchAgent):
     much less a world weighs for each decision the agent would have taken otherwise (0: nothing,
     the exact weighting; :meth:`keep`); the other arguments are the search's
     (:class:`agents.search.SearchAgent`).  ``weighting=False`` takes the worlds unweighted (the
-    search with the agent's rollouts only)."""
+    search with the agent's rollouts only); ``continuation``: who plays its own later moves in the
+    rollouts, ``greedy`` (the search's rollout policy) or the ``agent``."""
 
     name = "search_best_response"
 
     def __init__(self, agent: Any, worlds: int = 24, draws: int | None = None, weighting: bool = True,
                  tremble: float = 0.2, rollout_quantile: float | None = None, barter: bool = True,
                  prior: bool | None = None, margin: float = 1.0, candidates: int | None = 4,
-                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT):
+                 seed: int | None = None, engine: str = "batched", redeal_ms: float = 1000 * TIME_LIMIT,
+                 continuation: str = "greedy"):
         super().__init__(worlds=worlds, rollout_quantile=rollout_quantile, barter=barter, prior=prior, margin=margin,
                          candidates=candidates, seed=seed, engine=engine, redeal_ms=redeal_ms)
         self.draws = 2 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
@@ -73,6 +82,7 @@ class SearchBestResponse(SearchAgent):
         if not isinstance(weighting, bool):
             raise ValueError(f"weighting must be true or false, got {weighting!r}")
         self.weighting = weighting
+        self.continuation = one_of("continuation", continuation, CONTINUATIONS)
         self.tremble = number_argument("tremble", tremble, 0.0, 1.0)
         if self.tremble == 1.0:
             raise ValueError("tremble must be below 1, got 1.0")
@@ -227,7 +237,8 @@ class SearchBestResponse(SearchAgent):
         kept, weights = self.keep(np.array([weight for _, weight, _ in drawn]),
                                   np.array([misses for _, _, misses in drawn], dtype=np.int64))
         threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
+        own = self.agent if self.continuation == "agent" else None
         results = {a: np.array([rollout(drawn[k][0].clone(), view.seat, threshold, value, a, self.barter,
-                                        others=self.agent) for k in kept])
+                                        others=self.agent, own=own) for k in kept])
                    for a in self.rollout_actions(view, include)}
         return results, weights

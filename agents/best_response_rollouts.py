@@ -206,14 +206,16 @@ class _Draws:
 
 
 def _kinds(searcher: Any, batched: Any, view: SeatView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per seat, how it plays in the rollouts: the searching seat greedy at the search's rollout
-    threshold; the others as the agent's compiled form, or ``KIND_NONE`` (its ``act_batch``)."""
+    """Per seat, how it plays in the rollouts: the others as the agent's compiled form, or ``KIND_NONE``
+    (its ``act_batch``); the searching seat greedy at the search's rollout threshold, or as the others
+    with ``continuation="agent"``."""
     n = view.num_players
     spec = getattr(batched, "compiled_spec", lambda rules: None)(view.rules)
     kind, threshold, barter = (KIND_NONE, 0, 0) if spec is None else spec
     kinds, thresholds, barters = np.full(n, kind, np.int64), np.full(n, threshold, np.int64), np.full(n, bool(barter))
-    kinds[view.seat], thresholds[view.seat], barters[view.seat] = KIND_GREEDY, searcher.rollout_threshold(view), \
-        searcher.barter
+    if searcher.continuation == "greedy":
+        kinds[view.seat], thresholds[view.seat], barters[view.seat] = KIND_GREEDY, searcher.rollout_threshold(view), \
+            searcher.barter
     return kinds, thresholds, barters
 
 

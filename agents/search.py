@@ -78,11 +78,13 @@ def deal_value(game: Game, seat: int) -> float:
 
 
 def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | None = None,
-            barter: bool = False, max_actions: int = 2000, others: Agent | None = None) -> float:
+            barter: bool = False, max_actions: int = 2000, others: Agent | None = None,
+            own: Agent | None = None) -> float:
     """Take ``first`` in ``world``, then play to the end of its deal with the greedy
     policy for everyone (or, with ``others``, that agent, given seat views, for every
-    seat but ``seat``: a best response's rollout); the change of ``seat``'s holdings
-    (the deal's payments, before the next ante).  ``world`` is used up."""
+    seat but ``seat``: a best response's rollout; with ``own``, that agent for ``seat``'s
+    later moves too); the change of ``seat``'s holdings (the deal's payments, before the
+    next ante).  ``world`` is used up."""
     start = deal_value(world, seat)
     world.stop_after_deal()
     if first is not None:
@@ -91,10 +93,11 @@ def rollout(world: Game, seat: int, threshold: int, value: Value, first: int | N
         if world.over:
             break
         player = world.current_player
-        if others is None or player == seat:
+        agent = own if player == seat else others
+        if agent is None:
             world.apply(greedy_action(world, player, threshold, value, barter))
         else:
-            world.apply(others.act(seat_view(world, player)))
+            world.apply(agent.act(seat_view(world, player)))
     return deal_value(world, seat) - start
 
 

@@ -162,17 +162,19 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
         lines += ["### A search best response checked against the exact one", "",
                   "The search best response (`commerce exploit --method search`: `search` in one seat, its worlds "
                   "weighted by how likely the policy's choices were in each, its rollouts playing the policy in the "
-                  "other seat and greedy in its own), measured exactly: its choice at every information state of "
+                  "other seat and, for its own later moves, greedy or the policy too: `--continuation agent`), "
+                  "measured exactly: its choice at every information state of "
                   "its seat, over the whole tree, against the policy. It needs no training; it plays from the seat "
                   f"view, which tells apart every state its seat can. Made by `{searched['command']}`.", "",
-                  "| game | policy | exact best response's gain | search | search / exact | as dealer | as eldest | "
-                  "worlds | ms a decision |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| game | policy | its own later moves | exact best response's gain | search | search / exact | "
+                  "as dealer | as eldest | worlds | ms a decision |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for report in searched["reports"]:
             seats = [f"{mine:.3f} of {best:.3f}" for mine, best in
                      zip(report["seats"], report["exact_seats"], strict=True)]
-            lines.append(f"| {report['variant']} | {report['agent']} | {report['exact_gain']:.4f} | "
-                         f"{report['search_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
-                         f"{report['worlds']} | {report['ms_per_decision']:.1f} |")
+            lines.append(f"| {report['variant']} | {report['agent']} | {report.get('continuation', 'greedy')} | "
+                         f"{report['exact_gain']:.4f} | {report['search_gain']:.4f} | {report['share']:.0%} | "
+                         f"{seats[0]} | {seats[1]} | {report['worlds']} | {report['ms_per_decision']:.1f} |")
         lines += ["", f"The search best response reaches {TARGET_SHARE:.0%} of the exact gain against "
                   f"{_which(searched['reports'], True)}. It falls short against "
                   f"{_which(searched['reports'], False)}.", ""]
@@ -193,11 +195,13 @@ def _flags(report: dict[str, Any]) -> str:
 
 
 def _which(reports: list[dict[str, Any]], reached: bool) -> str:
-    """The policies whose best response reached (or not) the target share, by game."""
+    """The policies whose best response reached (or not) the target share, by game (a search best response
+    whose own later moves are the policy's says so)."""
     by_game: dict[str, list[str]] = {}
     for report in reports:
         if (report["share"] >= TARGET_SHARE) == reached:
-            by_game.setdefault(report["variant"], []).append(report["agent"])
+            agent = report["agent"] + (" (`--continuation agent`)" if report.get("continuation") == "agent" else "")
+            by_game.setdefault(report["variant"], []).append(agent)
     return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
 
 

@@ -214,14 +214,33 @@ def test_a_random_agent_weighs_every_world_alike_and_a_network_by_its_softmax():
     assert uniform[0] == pytest.approx(RandomAgent().action_probabilities(view))
 
 
+@pytest.mark.parametrize("continuation", ["greedy", "agent"])
 @pytest.mark.parametrize("variant", ["trade_barter", "old_game"])
-def test_the_batched_and_readable_engines_choose_alike_against_a_deterministic_agent(variant):
+def test_the_batched_and_readable_engines_choose_alike_against_a_deterministic_agent(variant, continuation):
     # Greedy rollouts and greedy weights: the same worlds give the same values on either engine.
-    for _, view in _views(variant, GreedyAgent(), 4, seed=4):
-        batched = SearchBestResponse("greedy", worlds=4, seed=9)
-        readable = SearchBestResponse("greedy", worlds=4, seed=9, engine="readable")
+    agent = {"agent": "greedy", "quantile": 0.9}  # a greedy that stops later than the search's rollouts
+    for _, view in _views(variant, GreedyAgent(quantile=0.9), 4, seed=4):
+        batched = SearchBestResponse(agent, worlds=4, seed=9, continuation=continuation)
+        readable = SearchBestResponse(agent, worlds=4, seed=9, engine="readable", continuation=continuation)
         assert batched.act(view) == readable.act(view)
         assert batched.last_values == pytest.approx(readable.last_values)
+
+
+def test_its_own_later_moves_are_the_agents_with_that_continuation():
+    # The rollouts of continuation="agent" ask the agent for every seat's later moves, its own too.
+    asked = {"greedy": set(), "agent": set()}
+    for continuation, seats in asked.items():
+        class Spy(GreedyAgent):
+            def act(self, view, seats=seats):
+                seats.add(view.seat)
+                return super().act(view)
+
+        for _, view in _views("old_game", GreedyAgent(), 3, seed=2):
+            SearchBestResponse(Spy(), worlds=4, seed=1, engine="readable", continuation=continuation).act(view)
+    assert 0 not in asked["greedy"] and 0 in asked["agent"]  # _views' searching seat is 0
+    assert asked["agent"] - {0} == asked["greedy"]
+    with pytest.raises(ValueError, match="continuation"):
+        SearchBestResponse("greedy", continuation="network")
 
 
 def test_it_gains_more_against_random_than_against_greedy():
@@ -236,7 +255,7 @@ def test_it_gains_more_against_random_than_against_greedy():
 
 
 @pytest.mark.parametrize("argument, value", [("--worlds", "0"), ("--draws", "1"), ("--seed", "-3"),
-                                             ("--tremble", "1")])
+                                             ("--tremble", "1"), ("--continuation", "network")])
 def test_commerce_exploit_search_refuses_a_bad_setting_naming_it(argument, value):
     done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--method", "search", "--agent",
                            "greedy", "--deals", "4", argument, value], capture_output=True, text=True)
@@ -245,12 +264,14 @@ def test_commerce_exploit_search_refuses_a_bad_setting_naming_it(argument, value
 
 def test_commerce_exploit_search_reports_the_margin():
     done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--method", "search", "--agent",
-                           "random", "--deals", "4", "--worlds", "2", "--json"], capture_output=True, text=True)
+                           "random", "--deals", "4", "--worlds", "2", "--continuation", "agent", "--json"],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     import json
 
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["method"] == "search" and report["agent"] == "random" and report["worlds"] == 2
+    assert report["continuation"] == "agent"
     assert report["margin"] == pytest.approx(report["responder_mean"] - report["agent_in_seat"]["mean"])
 
 
