@@ -10,10 +10,10 @@ the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022)
   counts for nothing;
 * its rollouts play the agent in every other seat; its own later moves in them
   are the search's rollout policy (greedy, at :meth:`SearchAgent.rollout_threshold`),
-  or with ``continuation="agent"`` the agent's own: each decision is then one step of
-  policy improvement over the agent (Bertsekas' rollout algorithm), which in
-  expectation does no worse than the agent in that seat where greedy play of its later
-  moves can (against a policy near equilibrium, docs/benchmark.md).
+  or with ``continuation="agent"`` the agent's own, and its default choice (where the
+  search starts from a prior) the agent's too: each decision is then one step of
+  policy improvement over the agent (Bertsekas' rollout algorithm), which leaves the
+  agent's choice only where the rollouts show another better.
 
 It picks the action with the best weighted mean over the worlds, with no prior.
 Worlds are drawn ``worlds`` at a time until ``worlds`` of them are as the agent
@@ -108,6 +108,15 @@ class SearchBestResponse(SearchAgent):
         self.agent.reset((seat + 1) % num_players, num_players, rules, None if seed is None else seed + 1)
 
     # ---------------------------------------------------------------- decide
+    def default_action(self, view: SeatView, deferred: bool = False) -> int | Callable[[], int] | None:
+        """The search's prior (:meth:`SearchAgent.default_action`), or with ``continuation="agent"`` the
+        agent's own choice in this seat: what the responder keeps unless the rollouts beat it."""
+        if self.continuation != "agent":
+            return super().default_action(view, deferred)
+        if self.agent is None:
+            self.reset(view.seat, view.num_players, view.rules)
+        return int(self.agent.act(view))
+
     def act(self, view: SeatView) -> int:
         action = self.immediate_action(view)
         if action is not None:

@@ -243,6 +243,15 @@ def test_its_own_later_moves_are_the_agents_with_that_continuation():
         SearchBestResponse("greedy", continuation="network")
 
 
+@pytest.mark.parametrize("variant", ["trade_barter", "old_game"])
+def test_with_that_continuation_it_keeps_the_agents_choice_unless_the_rollouts_beat_it(variant):
+    # One step of policy improvement: the agent's own choice is the default it leaves only when sure.
+    agent = GreedyAgent(quantile=0.9)
+    for _, view in _views(variant, agent, 4, seed=6):
+        sure = SearchBestResponse(agent, worlds=4, seed=3, continuation="agent", margin=1e9)
+        assert sure.act(view) == agent.act(view)
+
+
 def test_it_gains_more_against_random_than_against_greedy():
     from training.exploit_search import search_best_response
 
