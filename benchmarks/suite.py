@@ -127,10 +127,10 @@ def exploitability(variant: str, agent: str | Sequence[str], folder: Path = PUBL
     rows = [r for r in rows if r.get("variant") == variant and r.get("agent") in names]
     if not rows:
         return "not measured"
-    best = max(rows, key=lambda r: r["margin"])
+    best = max(rows, key=lambda r: (r["ci95"][0], r["margin"]))  # the bound surest to be above 0
     low, high = best["ci95"]
     found = f"{best['margin']:+.3f} [{low:+.3f}, {high:+.3f}], {best.get('method', 'learned')} best response"
-    return found if best["margin"] > 0 else f"none found ({found})"
+    return found if low > 0 else f"none found ({found})"
 
 
 def shipped_names(variant: str, models: Path = ROOT / "models") -> list[str]:
@@ -222,8 +222,9 @@ def markdown(sections: dict[str, dict[str, Any]], out: Path, docs: Path) -> str:
     lines += ["## Headline", "", *headline(sections), "",
               "The last two columns are lower bounds on exploitability: the largest margin per deal that a best "
               "response (a learned one, or `search` whose rollouts play the agent, the section 'Exploitability: "
-              "how much a best response gains' below) took from the agent in its seat. 'None found' is a "
-              "responder that did no better than the agent itself (the bound is then 0, which says nothing of "
+              "how much a best response gains' below) took from the agent in its seat, the row whose 95% interval "
+              "starts highest. 'None found': no responder's interval lies above 0 (the bound is then 0, which says "
+              "nothing of "
               "how exploitable the agent is). Against `search`, and against a model with its test-time search, "
               "the search best response models the agent by a faster policy (`greedy`, the network alone) and "
               "plays against the agent itself."]

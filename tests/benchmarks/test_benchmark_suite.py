@@ -228,7 +228,7 @@ def test_a_run_into_another_folder_leaves_the_published_page_and_the_readme_alon
     assert "trade_barter" in (out / "benchmark.md").read_text()
 
 
-def test_the_headline_takes_the_largest_best_response_gain_of_the_network_alone(tmp_path):
+def test_the_headline_takes_the_best_response_gain_surest_above_zero(tmp_path):
     agent = "model:models/widow(search=false)"
     rows = {"a__widow.json": {"agent": agent, "variant": "widow", "margin": -0.1, "ci95": [-0.2, 0.0]},
             "search__a__widow.json": {"agent": agent, "variant": "widow", "margin": 0.03, "ci95": [-0.01, 0.07],
@@ -236,8 +236,13 @@ def test_the_headline_takes_the_largest_best_response_gain_of_the_network_alone(
             "b__pool.json": {"agent": "greedy", "variant": "pool", "margin": 2.0, "ci95": [1.9, 2.1]}}
     for name, row in rows.items():
         (tmp_path / name).write_text(json.dumps(row))
-    assert suite.exploitability("widow", agent, tmp_path) == "+0.030 [-0.010, +0.070], search best response"
+    # a positive margin whose interval reaches 0 is no bound found
+    unsure = "none found (+0.030 [-0.010, +0.070], search best response)"
+    assert suite.exploitability("widow", agent, tmp_path) == unsure
     assert suite.exploitability("pool", "model:models/pool(search=false)", tmp_path) == "not measured"
+    (tmp_path / "c__widow.json").write_text(json.dumps({"agent": agent, "variant": "widow", "margin": 0.02,
+                                                        "ci95": [0.01, 0.03]}))
+    assert suite.exploitability("widow", agent, tmp_path) == "+0.020 [+0.010, +0.030], learned best response"
 
 
 def test_the_shipped_model_is_its_network_alone_too_where_it_ships_without_search(tmp_path):
