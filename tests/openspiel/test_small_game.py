@@ -123,8 +123,13 @@ def test_the_small_games_section_says_which_best_responses_reach_the_target():
 
     searched = {"command": "python -m training.exploit_small --method search",
                 "reports": [report("greedy", 0.95, search_gain=0.475, worlds=24, ms_per_decision=3.0),
-                            report("random", 0.5, search_gain=0.25, worlds=24, ms_per_decision=3.0)]}
+                            report("random", 0.5, search_gain=0.25, worlds=24, ms_per_decision=3.0),
+                            report("cfr+ (2 iterations)", 0.9, search_gain=0.45, worlds=24, ms_per_decision=3.0,
+                                   continuation="agent")]}
     page = markdown([], "python -m benchmarks.small_game", searched=searched)
     assert "### A search best response checked against the exact one" in page
-    assert "| trade_barter | greedy | 0.5000 | 0.4750 | 95% |" in page
-    assert _which(searched, True) == "trade_barter: greedy" and _which(searched, False) == "trade_barter: random"
+    assert "| trade_barter | greedy | greedy | 0.5000 | 0.4750 | 95% |" in page  # its own later moves: greedy
+    assert "| trade_barter | cfr+ (2 iterations) | agent | 0.5000 | 0.4500 | 90% |" in page
+    reports = searched["reports"]
+    assert _which(reports, True) == "trade_barter: greedy, cfr+ (2 iterations) (`--continuation agent`)"
+    assert _which(reports, False) == "trade_barter: random"
