@@ -63,6 +63,12 @@ def section(cls: type[Section]) -> Any:
 # ---------------------------------------------------------------- checks of one value
 # Each returns None when the value is fine, else what was expected (the error names the file and
 # key: :func:`fail`); the yes-or-no tests beneath are commerce_env.checks', the whole project's.
+def model_folder_or_null(value: Any) -> str | None:
+    """Null, or the folder of a safe model (its own checks come when the config's relations are checked)."""
+    return None if value is None or (isinstance(value, str) and value.strip()) else \
+        "null or the folder of a safe model (model.json and its weights)"
+
+
 def whole(low: int, high: int) -> Check:
     """A whole number from ``low`` to ``high``."""
     return lambda v: None if is_whole(v) and low <= v <= high else f"a whole number from {low} to {high:,}"

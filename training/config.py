@@ -23,6 +23,7 @@ from .checks import (
     flag,
     is_number,
     is_whole,
+    model_folder_or_null,
     number,
     one_of,
     option,
@@ -31,7 +32,7 @@ from .checks import (
     text,
     whole,
 )
-from .expert_config import ExpertIterationSection, check_expert_iteration
+from .expert_config import ExpertIterationSection, check_expert_iteration, check_warm_start
 from .sections import (
     MAX_ENVS,
     MAX_EPOCHS,
@@ -127,6 +128,9 @@ class PolicySection(NetworkSection):
     search: dict[str, Any] | None = option(None, _search)
     """null, or ``{worlds, margin}``: the exported model plays with test-time search (:mod:`agents.learned`);
     training and its evaluations use the network alone"""
+    warm_start: str | None = option(None, model_folder_or_null)
+    """null, or a safe model folder whose network (of this shape and features) a new run's policy starts
+    from; its value head starts fresh (``pretrain`` with the model as teacher fits it)"""
 
 
 @dataclass(eq=False)
@@ -298,6 +302,8 @@ def check_relations(c: TrainConfig, source: str) -> None:
     if p.anchor_batches != 0 and p.teacher is None:
         fail(source, "pretrain.anchor_batches", p.anchor_batches,
              "0 without a pretrain.teacher (the anchor uses its demonstrations)")
+    if c.policy.warm_start is not None:
+        check_warm_start(c.policy.warm_start, c, "policy.warm_start", source)
     check_expert_iteration(c, source)
 
 

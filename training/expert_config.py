@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import Section, check_agents, fail, number, one_of, option, whole
+from .checks import Section, check_agents, fail, model_folder_or_null, number, one_of, option, whole
 from .sections import MAX_DEALS, MAX_EPOCHS, MAX_ROLLOUT, MAX_SEED, MAX_STEPS
 
 MAX_ROUNDS = 1000
@@ -26,11 +26,6 @@ def _agents_or_null(value: Any) -> str | None:
     ok = value is None or (isinstance(value, list) and value != []
                            and all(isinstance(p, (str, dict)) for p in value))
     return None if ok else "null (every seat is the learner's) or a non-empty list of agent specs"
-
-
-def _path_or_null(value: Any) -> str | None:
-    return None if value is None or (isinstance(value, str) and value.strip()) else \
-        "null or the folder of a safe model (model.json and its weights)"
 
 
 @dataclass(eq=False)
@@ -73,7 +68,7 @@ class ExpertIterationSection(Section):
     """the weight of the value head's loss on the outcomes (the seat's return from the decision on)"""
     ppo_steps: int = option(0, whole(0, MAX_STEPS))
     """MaskablePPO steps after each round's fit (0: none), on the config's env and opponents"""
-    warm_start: str | None = option(None, _path_or_null)
+    warm_start: str | None = option(None, model_folder_or_null)
     """null, or a safe model folder whose network the first round starts from (``models/widow``)"""
     measure_deals: int = option(400, whole(0, MAX_DEALS))
     """duplicate deals of each round's measure (0: none, and no stop rule)"""
@@ -105,23 +100,26 @@ def check_expert_iteration(config: Any, source: str) -> None:
         check_agents(section.opponents, "expert_iteration.opponents", rules, n, source)
     check_agents([section.measure_opponent], "expert_iteration.measure_opponent", rules, n, source)
     if section.warm_start is not None:
-        from agents.model_files import read_model
+        check_warm_start(section.warm_start, config, "expert_iteration.warm_start", source)
 
-        try:
-            _, meta = read_model(section.warm_start, rules.variant, n)
-        except ValueError as error:
-            raise ValueError(f"{source}: expert_iteration.warm_start: {error}") from None
-        network = meta["network"]
-        ours = {"hidden": list(config.policy.net_arch), "activation": config.policy.activation,
-                "features": list(config.env.features)}
-        theirs = {"hidden": list(network["hidden"]), "activation": network["activation"],
-                  "features": list(meta.get("features", []))}
-        if ours != theirs:
-            fail(source, "expert_iteration.warm_start", section.warm_start,
-                 f"a model of this config's network and features {ours}, not {theirs}")
-        from commerce_env import observation as obs
 
-        if meta.get("observation_layout_version") != obs.LAYOUT_VERSION:
-            fail(source, "expert_iteration.warm_start", section.warm_start,
-                 f"a model of observation layout {obs.LAYOUT_VERSION}, not "
-                 f"{meta.get('observation_layout_version')}")
+def check_warm_start(folder: str, config: Any, key: str, source: str) -> None:
+    """A warm start (``key``) must be a safe model of the config's game, network, features and observation
+    layout: its actor is copied into the config's policy."""
+    from agents.model_files import read_model
+    from commerce_env import observation as obs
+
+    try:
+        _, meta = read_model(folder, config.env.variant, config.env.num_players)
+    except ValueError as error:
+        raise ValueError(f"{source}: {key}: {error}") from None
+    network = meta["network"]
+    ours = {"hidden": list(config.policy.net_arch), "activation": config.policy.activation,
+            "features": list(config.env.features)}
+    theirs = {"hidden": list(network["hidden"]), "activation": network["activation"],
+              "features": list(meta.get("features", []))}
+    if ours != theirs:
+        fail(source, key, folder, f"a model of this config's network and features {ours}, not {theirs}")
+    if meta.get("observation_layout_version") != obs.LAYOUT_VERSION:
+        fail(source, key, folder, f"a model of observation layout {obs.LAYOUT_VERSION}, not "
+                                  f"{meta.get('observation_layout_version')}")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,26 +40,11 @@ from .expert_rounds import (
     stalled,
 )
 from .pretrain import fit_policy
+from .run_envs import warm_start
 from .run_folder import RunFolder
 
 POLICY = "policy.zip"  # a round's MaskablePPO model (the run's own checkpoint: unpickled on resume)
 MODEL = "model"  # a round's network in the safe format
-
-
-def warm_start(policy: Any, folder: str | Path) -> None:
-    """Copy a safe model's network (its actor) into a MaskablePPO policy of the same shape; the value
-    head keeps its fresh weights (a safe model has none)."""
-    import torch
-    import torch.nn as nn
-
-    from agents.model_files import _layer_names, read_model
-
-    weights, meta = read_model(folder)
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)] + [policy.action_net]
-    with torch.no_grad():
-        for name, layer in zip(_layer_names(list(meta["network"]["hidden"])), linears, strict=True):
-            layer.weight.copy_(torch.as_tensor(weights[f"{name}.weight"]))
-            layer.bias.copy_(torch.as_tensor(weights[f"{name}.bias"]))
 
 
 def fit(policy: Any, data: ExpertDecisions, targets: np.ndarray, epochs: int, batch_size: int,

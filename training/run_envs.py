@@ -68,12 +68,32 @@ def make_vec_env(env: EnvSection, opponents: OpponentsSection, selfplay: SelfPla
 
 # ---------------------------------------------------------------- train
 def build_model(policy: PolicySection, ppo: PPOSection, vec_env: Any, out: Path, seed: int):
-    """A fresh MaskablePPO on ``vec_env``: the ``policy`` section's network, the ``ppo`` section's
-    settings, TensorBoard's logs in ``out/tb``."""
+    """A fresh MaskablePPO on ``vec_env``: the ``policy`` section's network (its actor copied from
+    ``policy.warm_start`` where it names a model), the ``ppo`` section's settings, TensorBoard's logs in
+    ``out/tb``."""
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[policy.activation]
     kwargs = dict(net_arch=dict(pi=list(policy.net_arch), vf=list(policy.net_arch)), activation_fn=activation)
-    return MaskablePPO("MlpPolicy", vec_env, seed=seed, tensorboard_log=str(out / "tb"), verbose=0,
-                       device="cpu", policy_kwargs=kwargs, **ppo.to_dict())
+    model = MaskablePPO("MlpPolicy", vec_env, seed=seed, tensorboard_log=str(out / "tb"), verbose=0,
+                        device="cpu", policy_kwargs=kwargs, **ppo.to_dict())
+    if policy.warm_start is not None:
+        warm_start(model.policy, policy.warm_start)
+    return model
+
+
+def warm_start(policy: Any, folder: str | Path) -> None:
+    """Copy a safe model's network (its actor) into a MaskablePPO policy of the same shape; the value
+    head keeps its fresh weights (a safe model has none)."""
+    import torch
+    import torch.nn as nn
+
+    from agents.model_files import _layer_names, read_model
+
+    weights, meta = read_model(folder)
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)] + [policy.action_net]
+    with torch.no_grad():
+        for name, layer in zip(_layer_names(list(meta["network"]["hidden"])), linears, strict=True):
+            layer.weight.copy_(torch.as_tensor(weights[f"{name}.weight"]))
+            layer.bias.copy_(torch.as_tensor(weights[f"{name}.bias"]))
