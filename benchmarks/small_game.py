@@ -132,6 +132,8 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
             lines.append(f"| {point['iterations']} | {point['nash_conv']:.5f} | {point['nash_conv'] / span:.3%} |")
         lines.append("")
     if learned:
+        from .exploit_table import ppo_flags
+
         lines += ["### A learned best response checked against the exact one", "",
                   "`commerce exploit`'s learner (MaskablePPO with its network and PPO settings, in a rotating seat "
                   "against the policy in the other), trained on the small game and then measured exactly: its "
@@ -150,11 +152,10 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
             reach = f"{ceiling:.4f} ({ceiling / report['exact_gain']:.0%})" if ceiling is not None else "-"
             seats = [f"{mine:.3f} of {best:.3f}" for mine, best in
                      zip(report["curve"][-1]["seats"], report["exact_seats"], strict=True)]
-            lines.append(f"| {report['variant']} | {report['agent']} | {_flags(report)} | {report['exact_gain']:.4f} | "
-                         f"{reach} | "
-                         f"{report['learned_gain']:.4f} | {report['share']:.0%} | {seats[0]} | {seats[1]} | "
-                         f"{report['steps']:,} |")
-        today = [report for report in learned["reports"] if _flags(report) == "defaults"]
+            lines.append(f"| {report['variant']} | {report['agent']} | {ppo_flags(_changed(report))} | "
+                         f"{report['exact_gain']:.4f} | {reach} | {report['learned_gain']:.4f} | "
+                         f"{report['share']:.0%} | {seats[0]} | {seats[1]} | {report['steps']:,} |")
+        today = [report for report in learned["reports"] if not _changed(report)]
         lines += ["", f"With its default settings the learned best response reaches {TARGET_SHARE:.0%} of the exact "
                   f"gain against {_which(today, True)}. It falls short against {_which(today, False)}; a negative "
                   "gain is a learner that does worse in a seat than the policy itself.", ""]
@@ -185,13 +186,12 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
     return "\n".join(lines)
 
 
-def _flags(report: dict[str, Any]) -> str:
-    """A learned row's ``--ppo`` flags: where its learner's settings differ from today's defaults."""
+def _changed(report: dict[str, Any]) -> list[str]:
+    """A learned row's ``--ppo`` pairs: where its learner's settings differ from today's defaults."""
     from training.exploit_command import ppo_pairs
     from training.exploit_small import learner_ppo
 
-    return " ".join(f"`--ppo {pair}`" for pair in ppo_pairs(report["settings"]["ppo"], learner_ppo(report["variant"])))\
-        or "defaults"
+    return ppo_pairs(report["settings"]["ppo"], learner_ppo(report["variant"]))
 
 
 def _which(reports: list[dict[str, Any]], reached: bool) -> str:
