@@ -40,7 +40,7 @@ from .expert_rounds import (
     stalled,
 )
 from .pretrain import fit_policy
-from .run_envs import warm_start
+from .run_envs import build_model, make_vec_env, warm_start
 from .run_folder import RunFolder
 
 POLICY = "policy.zip"  # a round's MaskablePPO model (the run's own checkpoint: unpickled on resume)
@@ -88,8 +88,6 @@ class ExpertIteration:
     # ------------------------------------------------------------ the network
     def env(self) -> Any:
         if self.vec_env is None:
-            from .run_envs import make_vec_env
-
             config = self.config
             self.vec_env = make_vec_env(config.env, config.opponents, config.selfplay, config.training,
                                         config.seed)
@@ -101,8 +99,6 @@ class ExpertIteration:
 
         path = self.out / round_folder(index) / POLICY
         if index == 0 and not path.is_file():
-            from .run_envs import build_model
-
             model = build_model(self.config.policy, self.config.ppo, self.env(), self.out, self.config.seed)
             if self.section.warm_start is not None:
                 warm_start(model.policy, self.section.warm_start)
