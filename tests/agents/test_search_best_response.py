@@ -337,7 +337,7 @@ def test_a_model_of_the_agent_plays_in_its_rollouts_while_the_agent_itself_is_me
     assert 0 < calls["greedy"] < calls[None]
 
 
-def test_commerce_exploit_refuses_model_as_without_the_search_method():
+def test_commerce_exploit_refuses_a_model_as_of_two_agents_naming_it():
     done = subprocess.run([sys.executable, "-m", "training.cli", "exploit", "--agent", "search", "--model-as",
-                           "greedy", "--deals", "4"], capture_output=True, text=True)
-    assert done.returncode == 2 and "--model-as" in done.stderr and "greedy" in done.stderr
+                           "greedy,random", "--deals", "4"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--model-as" in done.stderr and "greedy,random" in done.stderr
