@@ -60,3 +60,40 @@ def test_a_short_run_saves_checkpoints_and_a_model(tmp_path):
     assert all(name == f"step_{steps}" for steps, name in seen) and seen[-1][0] >= 600
     assert json.loads((tmp_path / "run.json").read_text())["steps"] == seen[-1][0]
     assert (model / "model.json").is_file()
+
+
+@pytest.mark.parametrize("variant", ["trade_barter", "widow"])
+def test_the_turn_environment_gives_the_player_to_move_what_openspiels_gives_every_player(variant):
+    # The same chance draws and choices through both: each time step agrees for the player to move, and
+    # wholly at the deal's end.
+    import random
+
+    import pyspiel
+    from open_spiel.python import rl_environment
+
+    from training.nfsp import turn_environment
+
+    game = pyspiel.load_game(f"python_commerce_{variant}", {"players": 4, "dealer": 1})
+    for deal in range(3):
+        runs = []
+        for env in (turn_environment(game, seed=3), rl_environment.Environment(
+                game, observation_type=rl_environment.ObservationType.OBSERVATION)):
+            draws, choices = random.Random(deal), random.Random(deal + 100)
+            env._chance_event_sampler = lambda state, draws=draws: draws.choice(
+                [action for action, probability in state.chance_outcomes() if probability > 0])
+            steps = [env.reset()]
+            while not steps[-1].last():
+                player = steps[-1].observations["current_player"]
+                steps.append(env.step([choices.choice(steps[-1].observations["legal_actions"][player])]))
+            runs.append(steps)
+        lean, full = runs
+        assert len(lean) == len(full) > 1
+        for mine, theirs in zip(lean, full, strict=True):
+            assert mine.step_type == theirs.step_type and mine.rewards == theirs.rewards
+            if theirs.last():
+                assert mine.observations["info_state"] == theirs.observations["info_state"]
+                continue
+            player = theirs.observations["current_player"]
+            assert mine.observations["current_player"] == player
+            assert mine.observations["info_state"][player] == theirs.observations["info_state"][player]
+            assert mine.observations["legal_actions"][player] == theirs.observations["legal_actions"][player]
