@@ -13,10 +13,7 @@ the agent's own policy in the other seats, as in ISMCTS-BR, Timbers et al. 2022)
   or with ``continuation="agent"`` the agent's own, and its default choice (where the
   search starts from a prior) the agent's too: each decision is then one step of
   policy improvement over the agent (Bertsekas' rollout algorithm), which leaves the
-  agent's choice only where the rollouts show another better; with ``continuation="best"``
-  each action is valued by the better of the two continuations over the same worlds, the
-  agent's choice its default (parallel rollout, Chang, Givan & Chong 2004: it improves on
-  both base policies at once).
+  agent's choice only where the rollouts show another better.
 
 It picks the action with the best weighted mean over the worlds, with no prior.
 Worlds are drawn ``worlds`` at a time until ``worlds`` of them are as the agent
@@ -58,9 +55,7 @@ from .search import MAX_WORLDS, SearchAgent, rolled_out, rollout
 
 __all__ = ["SearchBestResponse"]
 
-# Who plays the responder's own later moves in its rollouts: greedy, the agent, or for each action the better of
-# the two (parallel rollout).
-CONTINUATIONS = ("greedy", "agent", "best")
+CONTINUATIONS = ("greedy", "agent")  # who plays the responder's own later moves in its rollouts
 
 
 class SearchBestResponse(SearchAgent):
@@ -70,8 +65,7 @@ class SearchBestResponse(SearchAgent):
     the exact weighting; :meth:`keep`); the other arguments are the search's
     (:class:`agents.search.SearchAgent`).  ``weighting=False`` takes the worlds unweighted (the
     search with the agent's rollouts only); ``continuation``: who plays its own later moves in the
-    rollouts, ``greedy`` (the search's rollout policy), the ``agent``, or for each action the ``best`` of
-    the two."""
+    rollouts, ``greedy`` (the search's rollout policy) or the ``agent``."""
 
     name = "search_best_response"
 
@@ -115,10 +109,9 @@ class SearchBestResponse(SearchAgent):
 
     # ---------------------------------------------------------------- decide
     def default_action(self, view: SeatView, deferred: bool = False) -> int | Callable[[], int] | None:
-        """The search's prior (:meth:`SearchAgent.default_action`), or where the agent continues its rollouts
-        (``continuation`` ``agent`` or ``best``) the agent's own choice in this seat: what the responder keeps
-        unless the rollouts beat it."""
-        if self.continuation == "greedy":
+        """The search's prior (:meth:`SearchAgent.default_action`), or with ``continuation="agent"`` the
+        agent's own choice in this seat: what the responder keeps unless the rollouts beat it."""
+        if self.continuation != "agent":
             return super().default_action(view, deferred)
         if self.agent is None:
             self.reset(view.seat, view.num_players, view.rules)
@@ -253,16 +246,8 @@ class SearchBestResponse(SearchAgent):
         kept, weights = self.keep(np.array([weight for _, weight, _ in drawn]),
                                   np.array([misses for _, _, misses in drawn], dtype=np.int64))
         threshold, value = self.rollout_threshold(view), value_function(view.engine, view.rules.combinations)
-        owns = {"greedy": [None], "agent": [self.agent], "best": [None, self.agent]}[self.continuation]
-        results = [{a: np.array([rollout(drawn[k][0].clone(), view.seat, threshold, value, a, self.barter,
-                                         others=self.agent, own=own) for k in kept])
-                    for a in self.rollout_actions(view, include)} for own in owns]
-        return better_of(results, weights), weights
-
-
-def better_of(results: list[dict[int, np.ndarray]], weights: np.ndarray) -> dict[int, np.ndarray]:
-    """For each action, its results (one per world) under the continuation whose weighted mean is highest
-    (the first among equals): each continuation is a policy the responder could follow, so the best of them
-    is a tighter lower bound on the action's value than either."""
-    shares = weights / weights.sum() if weights.sum() > 0.0 else np.full(len(weights), 1.0 / max(len(weights), 1))
-    return {a: max((values[a] for values in results), key=lambda v: float(v @ shares)) for a in results[0]}
+        own = self.agent if self.continuation == "agent" else None
+        results = {a: np.array([rollout(drawn[k][0].clone(), view.seat, threshold, value, a, self.barter,
+                                        others=self.agent, own=own) for k in kept])
+                   for a in self.rollout_actions(view, include)}
+        return results, weights

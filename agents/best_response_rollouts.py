@@ -205,15 +205,15 @@ class _Draws:
         return cards[:, :deck], firsts
 
 
-def _kinds(searcher: Any, batched: Any, view: SeatView, own: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _kinds(searcher: Any, batched: Any, view: SeatView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per seat, how it plays in the rollouts: the others as the agent's compiled form, or ``KIND_NONE``
-    (its ``act_batch``); the searching seat greedy at the search's rollout threshold (``own`` ``greedy``),
-    or as the others (``agent``)."""
+    (its ``act_batch``); the searching seat greedy at the search's rollout threshold, or as the others
+    with ``continuation="agent"``."""
     n = view.num_players
     spec = getattr(batched, "compiled_spec", lambda rules: None)(view.rules)
     kind, threshold, barter = (KIND_NONE, 0, 0) if spec is None else spec
     kinds, thresholds, barters = np.full(n, kind, np.int64), np.full(n, threshold, np.int64), np.full(n, bool(barter))
-    if own == "greedy":
+    if searcher.continuation == "greedy":
         kinds[view.seat], thresholds[view.seat], barters[view.seat] = KIND_GREEDY, searcher.rollout_threshold(view), \
             searcher.barter
     return kinds, thresholds, barters
@@ -292,20 +292,14 @@ def weighed_batched(searcher: Any, batched: Any, view: SeatView,
     worlds are drawn and replayed ``worlds`` at a time until ``worlds`` of them have no miss (or
     ``draws`` are drawn); the worlds with the fewest misses are kept, at most ``worlds``, and each is
     rolled out with every candidate action."""
-    from .best_response import better_of
-
     rollouts = searcher.batched_rollouts(view)
     actions = np.asarray(searcher.rollout_actions(view, include), dtype=np.int64)
-    owns = ("greedy", "agent") if searcher.continuation == "best" else (searcher.continuation,)
-    continuations = [_kinds(searcher, batched, view, own) for own in owns]
-    plays = _kinds(searcher, batched, view, "agent")  # the replay: how the others played
-    knowledge = any(bool(kinds.min() == KIND_NONE) for kinds, _, _ in continuations)  # an agent that reads
-    # observations needs what each seat knows
+    plays = _kinds(searcher, batched, view)
+    knowledge = bool(plays[0].min() == KIND_NONE)  # an agent that reads observations needs what each seat knows
     draws = _Draws(view, searcher.rng, searcher.redeal_ms / 1000.0)
     start: np.ndarray | None = None  # the row of the state before the deal
     weights, misses = np.empty(0), np.empty(0, np.int64)
-    engine = rollouts.engine(view.rules, view.num_players,
-                             searcher.draws + searcher.worlds * len(actions) * len(continuations))
+    engine = rollouts.engine(view.rules, view.num_players, searcher.draws + searcher.worlds * len(actions))
     for size in searcher.batch_sizes():
         packs, firsts = draws.draw(size)
         places = np.arange(len(weights), len(weights) + size, dtype=np.int64)
@@ -320,12 +314,8 @@ def weighed_batched(searcher: Any, batched: Any, view: SeatView,
             break
     kept, weights = searcher.keep(weights, misses)
     rows = engine.kernel_state().rows[kept]  # the kept worlds, now, copied once per candidate action
-    results = []
-    for k, continuation in enumerate(continuations):  # each continuation on rows of its own
-        first = len(misses) + k * len(kept) * len(actions)
-        games = np.arange(first, first + len(kept) * len(actions), dtype=np.int64)
-        engine.load_rows(np.repeat(rows, len(actions), axis=0), games)
-        _roll_out(engine, games, np.tile(actions, len(kept)), batched, continuation)
-        values = deal_values(view, engine, games).reshape(len(kept), len(actions))
-        results.append({int(a): values[:, j].copy() for j, a in enumerate(actions)})
-    return better_of(results, weights), weights
+    games = np.arange(len(misses), len(misses) + len(kept) * len(actions), dtype=np.int64)
+    engine.load_rows(np.repeat(rows, len(actions), axis=0), games)
+    _roll_out(engine, games, np.tile(actions, len(kept)), batched, plays)
+    values = deal_values(view, engine, games).reshape(len(kept), len(actions))
+    return {int(a): values[:, k].copy() for k, a in enumerate(actions)}, weights

@@ -163,8 +163,7 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
         lines += ["### A search best response checked against the exact one", "",
                   "The search best response (`commerce exploit --method search`: `search` in one seat, its worlds "
                   "weighted by how likely the policy's choices were in each, its rollouts playing the policy in the "
-                  "other seat and, for its own later moves, greedy or the policy too: `--continuation agent`, or "
-                  "for each action the better of the two over the same worlds: `--continuation best`), "
+                  "other seat and, for its own later moves, greedy or the policy too: `--continuation agent`), "
                   "measured exactly: its choice at every information state of "
                   "its seat, over the whole tree, against the policy. It needs no training; it plays from the seat "
                   f"view, which tells apart every state its seat can. Made by `{searched['command']}`.", "",
@@ -201,8 +200,7 @@ def _which(reports: list[dict[str, Any]], reached: bool) -> str:
     by_game: dict[str, list[str]] = {}
     for report in reports:
         if (report["share"] >= TARGET_SHARE) == reached:
-            continuation = report.get("continuation", "greedy")
-            agent = report["agent"] + ("" if continuation == "greedy" else f" (`--continuation {continuation}`)")
+            agent = report["agent"] + (" (`--continuation agent`)" if report.get("continuation") == "agent" else "")
             by_game.setdefault(report["variant"], []).append(agent)
     return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
 
