@@ -71,6 +71,7 @@ def test_the_turn_environment_gives_the_player_to_move_what_openspiels_gives_eve
     import pyspiel
     from open_spiel.python import rl_environment
 
+    import commerce_env.openspiel  # noqa: F401 - registers python_commerce_<variant>
     from training.nfsp import turn_environment
 
     game = pyspiel.load_game(f"python_commerce_{variant}", {"players": 4, "dealer": 1})
@@ -97,3 +98,29 @@ def test_the_turn_environment_gives_the_player_to_move_what_openspiels_gives_eve
             assert mine.observations["current_player"] == player
             assert mine.observations["info_state"][player] == theirs.observations["info_state"][player]
             assert mine.observations["legal_actions"][player] == theirs.observations["legal_actions"][player]
+
+
+def test_the_turn_environment_deals_as_its_seed_says_and_only_what_chance_can_deal():
+    import pyspiel
+
+    import commerce_env.openspiel  # noqa: F401 - registers python_commerce_<variant>
+    from training.nfsp import turn_environment
+
+    game = pyspiel.load_game("python_commerce_trade_barter", {"players": 4, "dealer": 0})
+
+    def first_views(seed: int) -> list[list[float]]:
+        env = turn_environment(game, seed)
+        return [(step := env.reset()).observations["info_state"][step.observations["current_player"]]
+                for _ in range(4)]
+
+    assert first_views(7) == first_views(7)
+    assert first_views(7) != first_views(8)
+    env, seen = turn_environment(game, 1), []
+    sampler = env._chance_event_sampler
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        possible = {action for action, probability in state.chance_outcomes() if probability > 0}
+        seen.append(sampler(state))
+        assert seen[-1] in possible
+        state.apply_action(seen[-1])
+    assert len(set(seen)) == len(seen)  # a card is dealt once
