@@ -259,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--references", nargs="?", const=",".join(REFERENCES), default="", metavar="NAMES",
                         help=f"also measure the non-learning references (comma separated; alone: "
                         f"{', '.join(REFERENCES)}) on the same deals, cached: the curves' horizontal lines")
+    parser.add_argument("--exploit", action="store_true", help="also measure a search best response against each "
+                        "cached run's final policy (its first seed; benchmarks/algorithms_exploit.py), cached")
     parser.add_argument("--first-seed", type=int, default=0, help="the first training seed (default 0; a sweep's "
                         "seeds start at 100 and stay out of the table)")
     args = parser.parse_args(argv)
@@ -293,6 +295,19 @@ def main(argv: list[str] | None = None) -> int:
                     cell = run_cell(algorithm, variant, seed, args.budget, args.deals, Path(args.scratch), results,
                                     panel)
                     print(f"{algorithm} {variant} seed {seed}: {cell} ({time.perf_counter() - started:.0f} s)",
+                          flush=True)
+    if args.exploit:
+        from .algorithms_exploit import DEALS as EXPLOIT_DEALS
+        from .algorithms_exploit import exploit_cell
+
+        for variant in variants:
+            for algorithm in algorithms:
+                cell = results / algorithm / variant / f"seed_{args.first_seed}"
+                if (cell / "run.json").is_file():
+                    found = exploit_cell(cell, Path(args.scratch), deals=8 if args.quick else EXPLOIT_DEALS)
+                    print(f"{algorithm} {variant}: a search best response gains "
+                          + ("nothing measured: the run's checkpoints are not in the scratch folder" if found is None
+                             else f"{found['margin']:+.3f} [{found['ci95'][0]:+.3f}, {found['ci95'][1]:+.3f}]"),
                           flush=True)
     from .algorithms_report import report
 

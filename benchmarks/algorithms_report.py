@@ -145,9 +145,10 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
                          + ", ".join(_reach_text(level, steps[level]) for level in LEVELS))
             summary.setdefault(algorithm, {})[variant] = {"minutes": minutes, "reaches": steps}
             finals = {level: [final(run, level) for run in runs] for level in LEVELS}
+            exploited = _exploited(results / algorithm / variant / f"seed_{runs[0]['seed']}")
             rows.append(f"| {variant} | `{algorithm}` | {len(runs)} | " + " | ".join(
                 _seeds_cell(finals[level]) for level in LEVELS) + " | " + " | ".join(
-                _reach_cell(steps[level]) for level in LEVELS) + f" | {np.mean(minutes):.1f} |")
+                _reach_cell(steps[level]) for level in LEVELS) + f" | {np.mean(minutes):.1f} | {exploited} |")
     if plots and summary:
         DOCS.mkdir(parents=True, exist_ok=True)
         for variant in variants:
@@ -155,6 +156,17 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
         (DOCS / "algorithms.json").write_text(json.dumps(summary, indent=2) + "\n")
         (DOCS / "algorithms.md").write_text(_page(table, rows, results, algorithms, variants, scaled))
     return lines or ["no finished run in the cache yet"]
+
+
+def _exploited(cell: Path) -> str:
+    """A search best response's gain against the run's final policy, with its 95% interval ('-' where
+    not measured: ``--exploit``)."""
+    path = cell / "exploit.json"
+    if not path.is_file():
+        return "-"
+    found = json.loads(path.read_text())
+    low, high = found["ci95"]
+    return f"{found['margin']:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def _seeds_cell(margins: list[float | None]) -> str:
@@ -210,9 +222,12 @@ def _page(table: list[str], rows: list[str], results: Path, algorithms: list[str
                       "`--references greedy`).", ""]
     lines += ["Each variant's runs: the final margin per deal over each reference (the mean over seeds, then each "
               "seed's), how many seeds beat it at 95% at some checkpoint and the first steps at which one did, "
-              "and the training minutes a run.", "",
+              "the training minutes a run, and what a search best response gains against the first seed's final "
+              "policy, a lower bound on its exploitability (its own later moves the policy's, 400 duplicate deals, "
+              "95% interval; `--exploit`, benchmarks/algorithms_exploit.py).", "",
               "| variant | algorithm | seeds | final margin over greedy | over search | reaches greedy | "
-              "reaches search | minutes a run |", "|---|---|---:|---|---|---|---|---:|", *rows, ""]
+              "reaches search | minutes a run | a best response's gain |", "|---|---|---:|---|---|---|---|---:|---|",
+              *rows, ""]
     lines += ["Curves (mean and 95% band over seeds): " + ", ".join(
         f"[{v}](benchmark/algorithms_{v}.png)" for v in variants) + ".", ""]
     return "\n".join(lines)

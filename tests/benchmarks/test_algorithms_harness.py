@@ -38,6 +38,33 @@ def test_a_run_is_measured_at_each_checkpoint_and_never_trained_twice(tmp_path, 
     assert calls == [0, 0]  # another budget is another run
 
 
+def test_a_search_best_response_measures_the_final_policy_once_and_the_report_shows_it(tmp_path, monkeypatch):
+    from benchmarks import algorithms_exploit
+    from training.ppo import ActorCritic
+
+    def toy(run):
+        network = ActorCritic(algorithms_obs_size(run.variant), [8]).actor
+        for steps in range(run.every, run.budget + 1, run.every):
+            run.checkpoint(steps, network)
+
+    monkeypatch.setitem(algorithms.ALGORITHMS, "toy", toy)
+    scratch, results = tmp_path / "scratch", tmp_path / "results"
+    cell = algorithms.run_cell("toy", "trade_barter", 0, 40, 4, scratch, results, ("random",))
+    assert algorithms_exploit.final_checkpoint(scratch, "toy", "trade_barter", 0).name == "step_40"
+    found = algorithms_exploit.exploit_cell(cell, scratch, deals=4)
+    low, high = found["ci95"]
+    assert found["steps"] == 40 and found["deals"] == 4 and low <= found["margin"] <= high
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr("training.exploit_search.search_best_response", no_search)
+    assert algorithms_exploit.exploit_cell(cell, scratch, deals=4) == found  # cached beside the curve
+    assert algorithms_exploit.exploit_cell(cell, tmp_path / "elsewhere", deals=8) is None  # no checkpoint here
+    assert algorithms_report._exploited(cell) == f"{found['margin']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    assert algorithms_report._exploited(tmp_path / "nothing") == "-"
+
+
 def algorithms_obs_size(variant):
     import gymnasium
 
