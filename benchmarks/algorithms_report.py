@@ -29,7 +29,7 @@ SWEEP_SEEDS = 100  # ``--first-seed 100`` and up: tuning runs, kept out of the r
 
 
 def load(results: Path, algorithm: str, variant: str) -> list[dict[str, Any]]:
-    """The finished runs of one cell: each its record and its curve, in seed order."""
+    """The finished runs of one cell: each its record, its curve and its folder, in seed order."""
     runs = []
     folder = results / algorithm / variant
     cells = sorted(folder.glob("seed_*"), key=lambda c: int(c.name[5:])) if folder.is_dir() else []
@@ -39,7 +39,7 @@ def load(results: Path, algorithm: str, variant: str) -> list[dict[str, Any]]:
             continue
         if record.is_file():
             curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines() if line.strip()]
-            runs.append({**json.loads(record.read_text()), "curve": curve})
+            runs.append({**json.loads(record.read_text()), "curve": curve, "cell": cell})
     return runs
 
 
@@ -145,7 +145,7 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
                          + ", ".join(_reach_text(level, steps[level]) for level in LEVELS))
             summary.setdefault(algorithm, {})[variant] = {"minutes": minutes, "reaches": steps}
             finals = {level: [final(run, level) for run in runs] for level in LEVELS}
-            exploited = _exploited(results / algorithm / variant / f"seed_{runs[0]['seed']}")
+            exploited = _exploited(runs[0]["cell"])  # the first seed's
             rows.append(f"| {variant} | `{algorithm}` | {len(runs)} | " + " | ".join(
                 _seeds_cell(finals[level]) for level in LEVELS) + " | " + " | ".join(
                 _reach_cell(steps[level]) for level in LEVELS) + f" | {np.mean(minutes):.1f} | {exploited} |")
