@@ -29,7 +29,6 @@ from .checks import (
     option,
     parse,
     section,
-    text,
     whole,
 )
 from .expert_config import ExpertIterationSection, check_expert_iteration, check_warm_start
@@ -37,7 +36,6 @@ from .sections import (
     MAX_ENVS,
     MAX_EPOCHS,
     MAX_ROLLOUT,
-    MAX_SEED,
     MAX_SNAPSHOTS,
     MAX_STEPS,
     MAX_THREADS,
@@ -45,6 +43,7 @@ from .sections import (
     EvaluationSection,
     GameSection,
     NetworkSection,
+    RunSection,
     check_rules,
 )
 
@@ -200,17 +199,11 @@ class PretrainSection(Section):
 
 
 @dataclass(eq=False)
-class TrainConfig(Section):
+class TrainConfig(RunSection):
     """A MaskablePPO run (``backend: sb3``): what a YAML file of ``configs/train/`` holds."""
 
     backend: str = option("sb3", one_of("sb3", "rllib"))
     """``sb3``; ``rllib`` is read as :class:`training.rllib_config.RLlibConfig`"""
-    name: str = option("run", text("a non-empty string"))
-    """the run's name (in its report and model.json)"""
-    seed: int = option(0, whole(0, MAX_SEED))
-    """the seed of the envs, the network and the draws: one config, several training seeds"""
-    output: str = option("runs/run", text("a folder path"))
-    """the run folder (:mod:`training.train` lists what it holds)"""
     env: EnvSection = section(EnvSection)
     opponents: OpponentsSection = section(OpponentsSection)
     selfplay: SelfPlaySection = section(SelfPlaySection)

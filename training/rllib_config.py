@@ -21,11 +21,9 @@ from .checks import (
     option,
     parse,
     section,
-    text,
     whole,
 )
 from .sections import (
-    MAX_SEED,
     MAX_SNAPSHOTS,
     MAX_STEPS,
     MAX_THREADS,
@@ -33,6 +31,7 @@ from .sections import (
     EvaluationSection,
     GameSection,
     NetworkSection,
+    RunSection,
     check_rules,
 )
 
@@ -115,17 +114,11 @@ PPO_DEFAULTS = {"lr": 3e-4, "gamma": 1.0, "lambda_": 0.95, "entropy_coeff": 0.01
 
 
 @dataclass(eq=False)
-class RLlibConfig(Section):
+class RLlibConfig(RunSection):
     """An RLlib self-play run (``backend: rllib``)."""
 
     backend: str = option("rllib", one_of("rllib"))
     """``rllib``"""
-    name: str = option("rllib_run", text("a non-empty string"))
-    """the run's name"""
-    seed: int = option(0, whole(0, MAX_SEED))
-    """the run's seed"""
-    output: str = option("runs/rllib_run", text("a folder path"))
-    """the run folder"""
     env: GameSection = section(GameSection)
     league: LeagueSection = section(LeagueSection)
     selfplay: RLlibSelfPlaySection = section(RLlibSelfPlaySection)

@@ -9,7 +9,7 @@ from typing import Any
 from commerce_env.features import FEATURES
 from commerce_env.rules import DEFAULT_VARIANT, Rules, make_rules
 
-from .checks import Section, flag, integer, kind, number, one_of, option, whole
+from .checks import Section, flag, integer, kind, number, one_of, option, text, whole
 
 # Limits beyond which a value is a typo, not a plan.
 MAX_SEED = 2**31 - 1  # seeds are offset per env and per deal; numpy takes at most 2**32 - 1
@@ -103,6 +103,18 @@ class BudgetSection(Section):
     torch_threads: int = option(1, whole(1, MAX_THREADS))
     """torch and BLAS threads (RLlib: of the driver and of each runner): two runs side by side must not
     spin against each other"""
+
+
+@dataclass(eq=False)
+class RunSection(Section):
+    """What every run's config begins with, whichever backend trains it: its name, seed and folder."""
+
+    name: str = option("run", text("a non-empty string"))
+    """the run's name (in its report and model.json)"""
+    seed: int = option(0, whole(0, MAX_SEED))
+    """the seed of the envs, the network and the draws: one config, several training seeds"""
+    output: str = option("runs/run", text("a folder path"))
+    """the run folder (:mod:`training.train` lists what it holds)"""
 
 
 def check_rules(game: GameSection, source: str) -> Rules:

@@ -15,7 +15,8 @@ pytest.importorskip("sb3_contrib")
 from helpers import evil_sb3_zip  # noqa: E402
 
 from agents.learned import MAX_HIDDEN_LAYERS, MAX_HIDDEN_SIZE  # noqa: E402
-from training.config import MAX_SEED, load_config, validate  # noqa: E402
+from training.config import load_config, validate  # noqa: E402
+from training.sections import MAX_SEED  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = {"name": "t", "output": "never/written", "env": {"num_players": 3},
