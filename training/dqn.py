@@ -27,24 +27,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
-from training.single_file import write_run_record
+from training.single_file import TableArgs, make_envs, parse_fields, report_model, write_run_record
 
 
 @dataclass
-class Args:
-    variant: str = DEFAULT_VARIANT
-    """the game"""
-    num_players: int = DEFAULT_PLAYERS
-    """players at the table"""
-    opponents: list[str] = field(default_factory=lambda: ["greedy"])
-    """batched agents in the other seats: random, greedy, model:<folder>"""
-    features: list[str] = field(default_factory=lambda: ["hand_strength"])
-    """extra observation features (docs/training.md)"""
-    seed: int = 0
-    """the seed of the envs, the network and the draws"""
-    total_timesteps: int = 2_000_000
-    """env steps (the learner's decisions) in all"""
+class Args(TableArgs):
+    """The game and budget (:class:`training.single_file.TableArgs`), then DQN's own settings."""
+
     num_envs: int = 64
     """games played at once (each vector step adds this many transitions)"""
     learning_rate: float = 2.5e-4
@@ -133,16 +122,6 @@ class ReplayBuffer:
                                                           self.rewards, self.dones))
 
 
-def make_envs(args: Args):
-    import gymnasium
-
-    import commerce_env  # noqa: F401 - registers commerce/Commerce-v0
-
-    return gymnasium.make_vec("commerce/Commerce-v0", num_envs=args.num_envs, variant=args.variant,
-                              num_players=args.num_players, opponents=list(args.opponents),
-                              features=list(args.features))
-
-
 def save_q(q: nn.Sequential, args: Args, folder: Path) -> Path:
     """The Q-network in the safe model format (plays as ``model:<folder>``, its largest legal Q-value)."""
     from agents import save_policy
@@ -228,8 +207,6 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.single_file import parse_fields, report_model
-
     args = parse_fields(Args, "python -m training.dqn", __doc__.splitlines()[0], argv)
     folder = train(args)
     report_model(folder, args.variant, args.num_players, args.opponents, args.eval_deals)

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
-from training.single_file import write_run_record
+from training.single_file import parse_fields, report_model, write_run_record
 
 
 @dataclass
@@ -172,8 +172,6 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.single_file import parse_fields, report_model
-
     args = parse_fields(Args, "python -m training.nfsp", __doc__.splitlines()[0], argv)
     folder = train(args)
     report_model(folder, args.variant, args.num_players, ["greedy"], args.eval_deals)

@@ -26,24 +26,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
-from training.single_file import write_run_record
+from training.single_file import TableArgs, make_envs, parse_fields, report_model, write_run_record
 
 
 @dataclass
-class Args:
-    variant: str = DEFAULT_VARIANT
-    """the game"""
-    num_players: int = DEFAULT_PLAYERS
-    """players at the table"""
-    opponents: list[str] = field(default_factory=lambda: ["greedy"])
-    """batched agents in the other seats: random, greedy, model:<folder>"""
-    features: list[str] = field(default_factory=lambda: ["hand_strength"])
-    """extra observation features (docs/training.md)"""
-    seed: int = 0
-    """the seed of the envs, the network and the draws"""
-    total_timesteps: int = 2_000_000
-    """env steps (the learner's decisions) in all"""
+class Args(TableArgs):
+    """The game and budget (:class:`training.single_file.TableArgs`), then PPO's own settings."""
+
     num_envs: int = 128
     """games played at once"""
     num_steps: int = 32
@@ -114,16 +103,6 @@ class ActorCritic(nn.Module):
     def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.distributions.Categorical:
         """The action distribution with illegal actions' logits masked out."""
         return torch.distributions.Categorical(logits=self.actor(obs).masked_fill(~mask, -1e8), validate_args=False)
-
-
-def make_envs(args: Args):
-    import gymnasium
-
-    import commerce_env  # noqa: F401 - registers commerce/Commerce-v0
-
-    return gymnasium.make_vec("commerce/Commerce-v0", num_envs=args.num_envs, variant=args.variant,
-                              num_players=args.num_players, opponents=list(args.opponents),
-                              features=list(args.features))
 
 
 def save_actor(model: ActorCritic, args: Args, folder: Path) -> Path:
@@ -238,14 +217,10 @@ def train(args: Args, on_checkpoint: Callable[[int, Path], None] | None = None, 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """``Args`` from the command line: one ``--flag`` per field (lists comma separated)."""
-    from training.single_file import parse_fields
-
     return parse_fields(Args, "python -m training.ppo", __doc__.splitlines()[0], argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.single_file import report_model
-
     args = parse_args(argv)
     folder = train(args)
     report_model(folder, args.variant, args.num_players, args.opponents, args.eval_deals)

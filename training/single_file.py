@@ -1,5 +1,6 @@
 """What the single-file trainers (:mod:`training.ppo`, :mod:`training.dqn`, :mod:`training.nfsp`) share
-outside their loop: flags from their ``Args`` dataclass, the run's record, and the closing evaluation."""
+outside their loop: the table a vector-env learner plays at, flags from their ``Args`` dataclass, the
+run's record, and the closing evaluation."""
 
 from __future__ import annotations
 
@@ -7,8 +8,43 @@ import argparse
 import dataclasses
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT
+
+
+@dataclass
+class TableArgs:
+    """The ``Args`` a learner on the Gymnasium vector env begins with (:mod:`training.ppo`,
+    :mod:`training.dqn`): the game, the other seats, the budget and the games played at once."""
+
+    variant: str = DEFAULT_VARIANT
+    """the game"""
+    num_players: int = DEFAULT_PLAYERS
+    """players at the table"""
+    opponents: list[str] = field(default_factory=lambda: ["greedy"])
+    """batched agents in the other seats: random, greedy, model:<folder>"""
+    features: list[str] = field(default_factory=lambda: ["hand_strength"])
+    """extra observation features (docs/training.md)"""
+    seed: int = 0
+    """the seed of the envs, the network and the draws"""
+    total_timesteps: int = 2_000_000
+    """env steps (the learner's decisions) in all"""
+    num_envs: int = 64
+    """games played at once"""
+
+
+def make_envs(args: TableArgs):
+    """``args.num_envs`` games in one batched engine, the learner in one rotating seat."""
+    import gymnasium
+
+    import commerce_env  # noqa: F401 - registers commerce/Commerce-v0
+
+    return gymnasium.make_vec("commerce/Commerce-v0", num_envs=args.num_envs, variant=args.variant,
+                              num_players=args.num_players, opponents=list(args.opponents),
+                              features=list(args.features))
 
 
 def parse_fields(cls: type, prog: str, description: str, argv: list[str] | None = None) -> Any:
