@@ -80,6 +80,15 @@ def random_legal_action(rows, g, masks):
     return -1
 
 
+@inlined
+def scripted_move(rows, g, params, keys, masks, pips, seat, kind, threshold, ship, barter):
+    """The move of a compiled opponent of ``kind`` (``KIND_RANDOM``, ``KIND_GREEDY`` at ``threshold``
+    with ``barter``) for ``seat`` to act in game ``g``."""
+    if kind == KIND_RANDOM:
+        return random_legal_action(rows, g, masks)
+    return greedy_move(rows, g, params, keys, masks, pips, seat, threshold, ship, barter)
+
+
 @kernel
 def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barters, earned, fresh, redealt,
                    end_when_out):
@@ -109,13 +118,9 @@ def _play_compiled(state, pips, ship, seats, assigned, kinds, thresholds, barter
             if seat == seats[g]:
                 break
             k = assigned[g, seat]
-            kind = kinds[k]
-            if kind == KIND_NONE:
+            if kinds[k] == KIND_NONE:
                 break
-            if kind == KIND_RANDOM:
-                action = random_legal_action(rows, g, masks)
-            else:
-                action = greedy_move(rows, g, params, keys, masks, pips, seat, thresholds[k], ship, barters[k])
+            action = scripted_move(rows, g, params, keys, masks, pips, seat, kinds[k], thresholds[k], ship, barters[k])
             access.apply_action(rows, g, params, keys, masks, pack, action)
             earned[g] += access.take_reward(rows, g, params, seats[g])
         access.drop_rewards(rows, g, params)  # the opponents' rewards are nobody's

@@ -34,7 +34,7 @@ from commerce_env.engine.base import Game
 from commerce_env.engine.determinize import TIME_LIMIT
 from commerce_env.rules import UNTIL_OUT, Rules
 from commerce_env.vector import BatchEngine, access
-from commerce_env.vector.compiled import kernel
+from commerce_env.vector.compiled import inlined, kernel
 from commerce_env.view import SeatView
 
 from .greedy_kernels import PIPS, flush_ends_deal, greedy_move
@@ -42,6 +42,24 @@ from .heuristics import life_shares
 
 MAX_ACTIONS = 2000  # per rollout, as the readable rollout's cap (a deal ends long before, R4.4)
 MAX_ROWS = 8192  # rollouts played at once: at most some 40 MB of rows with 12 players, 16 MB with 4
+
+
+@inlined
+def takes_first(rows, g, params, keys, masks, pack, first):
+    """Whether game ``g`` can take a rollout's ``first`` action (its match on, no pack awaited, ``first``
+    legal); if so, taken."""
+    if (access.is_over(rows, g) or access.awaits_pack(rows, g) or not 0 <= first < masks.shape[1]
+            or not masks[g, first]):
+        return False
+    access.apply_action(rows, g, params, keys, masks, pack, first)
+    return True
+
+
+@inlined
+def deal_goes_on(rows, g):
+    """Whether a rollout of game ``g`` plays on: its deal not over (the match over, the next pack
+    awaited, or the horse offered, R9.4, which comes after the deal's payments)."""
+    return not (access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE)
 
 
 @kernel
@@ -55,13 +73,10 @@ def _greedy_to_deal_end(state, pips, ship, firsts, thresholds, barters, games, m
     pack = np.empty(52, np.int64)
     for k in range(len(games)):
         g = games[k]
-        first = firsts[k]
-        if (access.is_over(rows, g) or access.awaits_pack(rows, g) or not 0 <= first < masks.shape[1]
-                or not masks[g, first]):
+        if not takes_first(rows, g, params, keys, masks, pack, firsts[k]):
             return k
-        access.apply_action(rows, g, params, keys, masks, pack, first)
         for _ in range(max_actions):
-            if access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE:
+            if not deal_goes_on(rows, g):
                 break
             action = greedy_move(rows, g, params, keys, masks, pips, access.to_act(rows, g), thresholds[k], ship,
                                  barters[k])

@@ -32,10 +32,10 @@ from commerce_env.vector.determinize import chosen_positions, compiles, sample_p
 from commerce_env.vector.python_random import shuffled_copies
 from commerce_env.view import SeatView
 
-from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM, random_legal_action
-from .batched_search import MAX_ACTIONS, deal_values
+from .batched import KIND_GREEDY, KIND_NONE, KIND_RANDOM, scripted_move
+from .batched_search import MAX_ACTIONS, deal_goes_on, deal_values, takes_first
 from .belief import EXCHANGED, SINGLE, entry_code
-from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice, greedy_move
+from .greedy_kernels import PIPS, flush_ends_deal, greedy_choice
 
 __all__ = ["weighed_batched"]
 
@@ -51,24 +51,18 @@ def _play_on(state, pips, ship, firsts, kinds, thresholds, barters, games, max_a
     pack = np.empty(52, np.int64)
     for k in range(len(games)):
         g = games[k]
-        first = firsts[k]
         waiting[k] = False
-        if (access.is_over(rows, g) or access.awaits_pack(rows, g) or not 0 <= first < masks.shape[1]
-                or not masks[g, first]):
+        if not takes_first(rows, g, params, keys, masks, pack, firsts[k]):
             return k
-        access.apply_action(rows, g, params, keys, masks, pack, first)
         for _ in range(max_actions):
-            if access.is_over(rows, g) or access.awaits_pack(rows, g) or access.phase(rows, g) == access.HORSE:
+            if not deal_goes_on(rows, g):
                 break
             seat = access.to_act(rows, g)
-            kind = kinds[seat]
-            if kind == KIND_NONE:
+            if kinds[seat] == KIND_NONE:
                 waiting[k] = True
                 break
-            if kind == KIND_RANDOM:
-                action = random_legal_action(rows, g, masks)
-            else:
-                action = greedy_move(rows, g, params, keys, masks, pips, seat, thresholds[seat], ship, barters[seat])
+            action = scripted_move(rows, g, params, keys, masks, pips, seat, kinds[seat], thresholds[seat], ship,
+                                   barters[seat])
             access.apply_action(rows, g, params, keys, masks, pack, action)
     return -1
 
