@@ -36,7 +36,6 @@ from .sections import (
     MAX_ENVS,
     MAX_EPOCHS,
     MAX_ROLLOUT,
-    MAX_SNAPSHOTS,
     MAX_STEPS,
     MAX_THREADS,
     BudgetSection,  # noqa: F401 - the limits, re-exported
@@ -44,6 +43,7 @@ from .sections import (
     GameSection,
     NetworkSection,
     RunSection,
+    SnapshotSection,
     check_rules,
 )
 
@@ -92,15 +92,9 @@ class OpponentsSection(Section):
 
 
 @dataclass(eq=False)
-class SelfPlaySection(Section):
+class SelfPlaySection(SnapshotSection):
     """A league: snapshots of the learner join its opponents."""
 
-    enabled: bool = option(False, flag)
-    """whether snapshots are taken"""
-    every_steps: int = option(50_000, whole(1, MAX_STEPS))
-    """env steps between two snapshots"""
-    max_snapshots: int = option(5, whole(1, MAX_SNAPSHOTS))
-    """snapshots kept (the oldest leaves)"""
     snapshot_share: float = option(0.5, number(0, 1))
     """the share of opponent seats that snapshots play, once there are any"""
 

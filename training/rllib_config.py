@@ -15,7 +15,6 @@ from .checks import (
     Section,
     check_agent_names,
     fail,
-    flag,
     is_number,
     one_of,
     option,
@@ -32,6 +31,7 @@ from .sections import (
     GameSection,
     NetworkSection,
     RunSection,
+    SnapshotSection,
     check_rules,
 )
 
@@ -76,13 +76,9 @@ class LeagueSection(Section):
 
 
 @dataclass(eq=False)
-class RLlibSelfPlaySection(Section):
+class RLlibSelfPlaySection(SnapshotSection):
     """Snapshots of the learning policy, replacing the oldest slot."""
 
-    enabled: bool = option(False, flag)
-    """whether snapshots are taken"""
-    every_steps: int = option(50_000, whole(1, MAX_STEPS))
-    """env steps between two snapshots"""
     max_snapshots: int = option(4, whole(1, MAX_SNAPSHOTS))
     """the snapshot slots"""
 

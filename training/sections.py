@@ -106,6 +106,19 @@ class BudgetSection(Section):
 
 
 @dataclass(eq=False)
+class SnapshotSection(Section):
+    """Snapshots of the learner join its opponents: what the ``selfplay`` section of every backend
+    holds (SB3's :class:`training.config.SelfPlaySection` and RLlib's add their own keys)."""
+
+    enabled: bool = option(False, flag)
+    """whether snapshots are taken"""
+    every_steps: int = option(50_000, whole(1, MAX_STEPS))
+    """env steps between two snapshots"""
+    max_snapshots: int = option(5, whole(1, MAX_SNAPSHOTS))
+    """snapshots kept (the oldest leaves)"""
+
+
+@dataclass(eq=False)
 class RunSection(Section):
     """What every run's config begins with, whichever backend trains it: its name, seed and folder."""
 
