@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from commerce_env.features import FEATURES
-from commerce_env.rules import DEFAULT_VARIANT, Rules, make_rules
+from commerce_env.rules import DEFAULT_PLAYERS, DEFAULT_VARIANT, Rules, make_rules
 
 from .checks import Section, flag, integer, kind, number, one_of, option, text, whole
 
@@ -46,8 +46,8 @@ class GameSection(Section):
     """The game: what every run's ``env`` section names."""
 
     variant: str = option(DEFAULT_VARIANT, kind(str, "a variant name"))
-    """the variant (R1): trade_barter, widow, my_ship_sails, old_game or pool"""
-    num_players: int = option(4, integer("a whole number of players"))
+    """the variant's name (R1), one of ``commerce_env.rules.VARIANTS``"""
+    num_players: int = option(DEFAULT_PLAYERS, integer("a whole number of players"))
     """players at the table, the learner's seat included (the variant's limits, R12)"""
     rules: dict[str, Any] = option({}, kind(dict, "a mapping of rule options"))
     """the variant's R12 options, or ``{preset: foster}``; the rest keep their defaults"""

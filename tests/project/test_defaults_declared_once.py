@@ -9,7 +9,7 @@ from pathlib import Path
 from commerce_env.options import DEFAULT_PLAYERS, DEFAULT_VARIANT
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("commerce_env", "agents", "training", "commerce_web")
+PACKAGES = ("commerce_env", "agents", "training", "commerce_web")  # benchmarks name what they measure
 # The default variant's own record names it, and so does the one declaration of the default.
 OWNERS = {"commerce_env/engine/trade_barter.py", "commerce_env/options.py"}
 PLAYER_NAMES = {"num_players", "players"}
@@ -30,7 +30,11 @@ def _defaults(node: ast.AST) -> list[tuple[str, ast.expr]]:
                          strict=True))
         return pairs + [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-        return [(node.target.id, node.value)]
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "option" \
+                and value.args:  # a config section's field: option(default, check)
+            value = value.args[0]
+        return [(node.target.id, value)]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
         key = node.args[0].value.lstrip("-").replace("-", "_")
@@ -76,10 +80,11 @@ def play(variant: str = "trade_barter", num_players: int = 4):
 
 class Settings:
     players: int = 4
+    num_players: int = option(4, whole(2, 12))
 
 parser.add_argument("--players", type=int, default=4)
 '''
     found = written_again(source, "agents/example.py")
     assert len([f for f in found if "trade_barter" in f]) == 2  # the parameter and pop's fallback, not the docstring
-    assert len([f for f in found if "=4" in f]) == 5
+    assert len([f for f in found if "=4" in f]) == 6
     assert written_again("x = {'players': 3}\nlabel = 'widow'\n", "agents/example.py") == []
