@@ -13,7 +13,6 @@ listens to each action).
 from __future__ import annotations
 
 import ctypes
-import numbers
 import os
 import pickle
 import signal
@@ -99,7 +98,9 @@ def _quiet() -> None:
 
 
 def _action_reply(action: object) -> bytes:
-    if isinstance(action, numbers.Integral) and not isinstance(action, bool):
+    from commerce_env.checks import is_whole  # not at the top: the process asks for its death signal first
+
+    if is_whole(action):
         return b"A" + str(int(action)).encode()
     return b"B" + repr(action)[:200].encode("utf-8", errors="replace")
 

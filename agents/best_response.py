@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from commerce_env.checks import one_of
+from commerce_env.checks import flag, one_of
 from commerce_env.engine.base import Game
 from commerce_env.engine.determinize import TIME_LIMIT, NoConsistentDealError
 from commerce_env.rules import Rules
@@ -79,9 +79,7 @@ class SearchBestResponse(SearchAgent):
         self.draws = 2 * self.worlds if draws is None else number_argument("draws", draws, 1, MAX_WORLDS, whole=True)
         if self.draws < self.worlds:
             raise ValueError(f"draws must be at least worlds ({self.worlds}), got {draws!r}")
-        if not isinstance(weighting, bool):
-            raise ValueError(f"weighting must be true or false, got {weighting!r}")
-        self.weighting = weighting
+        self.weighting = flag("weighting", weighting)
         self.continuation = one_of("continuation", continuation, CONTINUATIONS)
         self.tremble = number_argument("tremble", tremble, 0.0, 1.0)
         if self.tremble == 1.0:

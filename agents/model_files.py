@@ -38,7 +38,7 @@ def check_hidden(hidden: Any) -> str | None:
     """Why ``hidden`` is not a list of hidden layer sizes this format accepts (None when it is)."""
     if not isinstance(hidden, list) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS:
         return f"a list of 1 to {MAX_HIDDEN_LAYERS} hidden layer sizes"
-    if not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_HIDDEN_SIZE for h in hidden):
+    if not all(is_whole(h) and 1 <= h <= MAX_HIDDEN_SIZE for h in hidden):
         return f"layer sizes from 1 to {MAX_HIDDEN_SIZE}"
     return None
 

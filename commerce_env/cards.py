@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
+from .checks import is_whole
+
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("C", "D", "H", "S")
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
@@ -99,7 +101,7 @@ def _as_card(token: str | int) -> Card:
     """A card from its text, or from its index 0..51 (cards are ints)."""
     if isinstance(token, Card):
         return token
-    if isinstance(token, int) and not isinstance(token, bool):
+    if is_whole(token):
         if not 0 <= token < 52:
             raise ValueError(f"bad card index {token!r}: expected 0..51")
         return CARDS[token]

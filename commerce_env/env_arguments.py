@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import whole_number
+from .checks import is_whole, whole_number
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 ILLEGAL_REWARD = -1.0  # PettingZoo's convention for an illegal move (TerminateIllegalWrapper)
@@ -34,7 +34,7 @@ def check_game_count(name: str, count: Any) -> None:
 def checked_seed(seed: Any) -> int | None:
     """A reset's ``seed`` as a Python int: integers, numpy's included (as Gymnasium takes them);
     anything else is a ``TypeError`` naming it."""
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+    if seed is None or is_whole(seed):
         return None if seed is None else int(seed)
     raise TypeError(f"seed must be an integer or None, got {seed!r}")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import whole_number
+from .checks import bounded_number, whole_number
 
 __all__ = ["OpponentPool"]
 
@@ -56,8 +56,7 @@ class OpponentPool:
                                 f"'greedy', a mapping {{'agent': name, ...}} or a policy object")
         if weights is not None:
             weights = _checked_weights(weights, len(entries))
-        if isinstance(snapshot_share, bool) or not 0.0 <= float(snapshot_share) <= 1.0:
-            raise ValueError(f"snapshot_share must be between 0 and 1, got {snapshot_share!r}")
+        bounded_number("snapshot_share", snapshot_share, 0.0, 1.0)
         whole_number("max_snapshots", max_snapshots, 1)
         self.entries = list(entries)
         self.weights = weights

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import format_cards
+from .checks import is_whole
 from .engine import new_game
 from .engine.base import Game
 from .engine.settlement import Showdown
@@ -161,13 +162,8 @@ def parse_replay_text(text: str, game: int = 1, max_actions: int | None = None) 
 
 
 def _check_game_number(game: Any) -> None:
-    if not _whole(game) or game < 1:
+    if not is_whole(game) or game < 1:
         raise ValueError(f"game must be a number from 1, got {game!r}")
-
-
-def _whole(value: Any) -> bool:
-    """A JSON whole number: an int, not a bool (``true`` is no seat, though Python counts it as 1)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -207,12 +203,12 @@ def replay(record: Any, line: int | None = None, max_actions: int | None = None)
     unknown = sorted(set(record) - set(KEYS))
     if unknown:
         raise fail(f"unknown keys {', '.join(unknown)}")
-    if record["format"] != FORMAT or not _whole(record["version"]) or record["version"] != VERSION:
+    if record["format"] != FORMAT or not is_whole(record["version"]) or record["version"] != VERSION:
         raise fail(f"not a {FORMAT} version {VERSION} record (format {_short(record['format'])}, "
                    f"version {_short(record['version'])})")
     options, n = record["options"], record["num_players"]
     for key in ("num_players", "dealer"):
-        if not _whole(record[key]):
+        if not is_whole(record[key]):
             raise fail(f"{key} must be a whole number, got {json.dumps(record[key])}")
     if not isinstance(options, dict) or "variant" in options:
         raise fail(f"options must be an object of rule options, got {_short(options)}")
@@ -242,7 +238,7 @@ def replay(record: Any, line: int | None = None, max_actions: int | None = None)
     for index, item in enumerate(actions):
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
             raise fail(f"action {index}: expected [seat, text], got {_short(item)}")
-        if not _whole(item[0]):
+        if not is_whole(item[0]):
             raise fail(f"action {index}: its seat must be a whole number, got {_short(item[0])}")
         seat, text = item
         if game.over:

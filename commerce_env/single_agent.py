@@ -63,7 +63,7 @@ from gymnasium import spaces
 
 from . import GYM_ENV_ID
 from . import observation as obs
-from .checks import whole_number
+from .checks import flag, whole_number
 from .engine import new_game
 from .engine.actions import NUM_ACTIONS, check_action
 from .engine.base import Game
@@ -106,8 +106,7 @@ class CommerceEnv(gymnasium.Env):
             raise ValueError(f"bad render_mode {render_mode!r}; choose from ansi, human, rgb_array or None")
         self._check_seat(seat, num_players)
         checked_illegal_action(illegal_action)
-        if not isinstance(end_when_out, bool):
-            raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
+        flag("end_when_out", end_when_out)
         default = opponents is None  # uniform random players, one per seat: no resolver needed
         if isinstance(opponents, OpponentPool):
             pool = opponents

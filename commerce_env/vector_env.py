@@ -47,7 +47,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .checks import whole_number
+from .checks import flag, whole_number
 from .engine.actions import NUM_ACTIONS
 from .env_arguments import ILLEGAL_REWARD, check_game_count, checked_illegal_action, checked_seed
 from .features import feature_names
@@ -150,8 +150,7 @@ class CommerceVectorEnv(VectorEnv):
         if not isinstance(action_mask, str) or action_mask not in ("observation", "info"):
             raise ValueError(f"bad action_mask {action_mask!r}; choose observation (in the observation dict) or "
                              f"info (in infos['action_mask'])")
-        if not isinstance(end_when_out, bool):
-            raise ValueError(f"end_when_out must be True or False, got {end_when_out!r}")
+        flag("end_when_out", end_when_out)
         rules = make_rules(variant, **options)
         rules.check_players(num_players)
         if seat not in ("rotate", "random"):

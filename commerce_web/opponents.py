@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any, NamedTuple
 
 from agents.base import Agent
 from agents.specs import AGENTS, MODEL_PREFIX, parse_spec
+from commerce_env.checks import is_number, is_whole
 
 from .errors import QUOTE_LIMIT, RequestError, quote
 
@@ -59,8 +59,8 @@ class Bound(NamedTuple):
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
             return
-        number = (isinstance(value, int) or (self.kind == "number" and isinstance(value, float)))
-        if isinstance(value, bool) or not number or not math.isfinite(value) or not self.low <= value <= self.high:
+        number = is_whole(value) if self.kind == "int" else is_number(value)
+        if not number or not self.low <= value <= self.high:
             kind = "a whole number" if self.kind == "int" else "a number"
             raise ValueError(f"{name} must be {kind} from {self.low:g} to {self.high:g}, got {value!r}")
 
@@ -115,7 +115,7 @@ def find_models(root: Path) -> dict[str, dict[str, Any]]:
             log.warning("models folder: %s is not a readable model.json", meta_path)
             continue
         variant, players = (meta.get("variant"), meta.get("num_players")) if isinstance(meta, dict) else (None, None)
-        if isinstance(variant, str) and isinstance(players, int) and not isinstance(players, bool):
+        if isinstance(variant, str) and is_whole(players):
             found[MODEL_PREFIX + folder.name] = {"path": folder, "variant": variant, "players": players}
     return found
 

@@ -8,11 +8,10 @@ all, the same numbers in every variant; a mask says which are legal now.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 from ..cards import format_cards, parse_card
-from ..checks import whole_number
+from ..checks import is_whole, whole_number
 
 KNOCK, STAND, CONTINUE, PASS, DECLINE, TAKE_WIDOW, KEEP_HAND, BUY_HORSE, NO_HORSE = range(9)
 READY_MONEY = 9  # + hand slot (0..2)
@@ -121,7 +120,7 @@ def check_action(action: object) -> int:
     :class:`BadActionError` naming it.  Floats are refused, not truncated."""
     if type(action) is int:  # speed: the usual case
         value = action
-    elif isinstance(action, numbers.Integral) and not isinstance(action, bool):
+    elif is_whole(action):
         value = int(action)
     else:
         raise BadActionError(f"an action is an integer from 0 to {NUM_ACTIONS - 1}, got {action!r} "

@@ -17,6 +17,7 @@ from typing import Any
 
 import pyspiel
 
+from ..checks import is_whole
 from .params import rules_from_parameters
 
 C_INT = (-2**31, 2**31 - 1)  # pyspiel's int parameters
@@ -27,7 +28,7 @@ _WHOLE = re.compile(r"[+-]?\d+")
 
 
 def _beyond_c_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and not C_INT[0] <= value <= C_INT[1]
+    return is_whole(value) and not C_INT[0] <= value <= C_INT[1]
 
 
 def check_parameters(name: Any, params: Any = None) -> None:

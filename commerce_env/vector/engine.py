@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..cards import make_pack, parse_pack
+from ..checks import flag
 from ..engine import ENGINES
 from ..engine.actions import NUM_ACTIONS, describe_action
 from ..engine.determinize import TIME_LIMIT
@@ -106,8 +107,7 @@ class BatchEngine:
         self.num_players = n = num_players
         self.num_games = g = int(num_games)
         self.obs_size = observation_size(n)
-        if not isinstance(wait_for_packs, bool):
-            raise ValueError(f"wait_for_packs must be True or False, got {wait_for_packs!r}")
+        flag("wait_for_packs", wait_for_packs)
         self.params = rule_params(rules, n, wait_for_packs)  # the kernels' parameters (row.PARAMS)
         self.plays_for_money = engine.plays_for_money  # R9: rewards count money
         self.keys = engine.value_table(rules.combinations).astype(np.int32)  # R2, or R7.4's values
@@ -238,8 +238,7 @@ class BatchEngine:
         from .load import checked_places, game_row, unloadable
 
         places = checked_places(self._all[:len(games)] if where is None else where, len(games), self.num_games)
-        if not isinstance(knowledge, bool):
-            raise ValueError(f"knowledge must be True or False, got {knowledge!r}")
+        flag("knowledge", knowledge)
         seen: dict[int, int] = {}  # id(game) -> its row below: a game given many times is read once
         distinct: list[Any] = []
         for k, game in enumerate(games):

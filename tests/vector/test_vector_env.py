@@ -257,7 +257,7 @@ def test_vec_env_end_when_out_gives_each_first_episode_the_same_decisions_and_re
     for g in range(games):
         assert sum(runs[True][0][g]) == pytest.approx(runs[True][1][g])
     assert ended_sooner[False] == 0 and ended_sooner[True] > 0
-    with pytest.raises(ValueError, match="end_when_out.*1"):
+    with pytest.raises(ValueError, match="1 for end_when_out"):
         make_vec_env(variant, 4, 2, opponents=["greedy"], resolver=batched_agent, end_when_out=1)
 
 
