@@ -50,7 +50,8 @@ class Option:
     """One rule option, declared once: what values it takes, and the rule that says what it does.
 
     Its default is each variant's (:attr:`Variant.defaults`, R12's columns); :attr:`default` is
-    the one for variants that declare none (``deck_size``, ``reward``: the same everywhere).
+    the value where a variant declares none: the same everywhere (``deck_size``, ``reward``), or
+    what :class:`Rules` holds for an option its variant does not take.
     ``make_rules``, the batched engine's row, OpenSpiel's parameters, the web's form and the
     command line's help read this record; docs/rules.md's R12 table is checked against it."""
 
@@ -96,18 +97,18 @@ class Option:
 
 # R12: every option, in docs/rules.md's order (the batched engine's row keeps its parameters in it).
 OPTION_TABLE: tuple[Option, ...] = (
-    Option("combinations", "combinations", "R2"),
-    Option("tie_break", "one_of", "R3.3", choices=TIE_BREAKS),
-    Option("discard", "one_of", "R5.3", choices=DISCARDS),
-    Option("stand_after_trade", "flag", "R5.6"),
-    Option("dealer_pays", "one_of", "R5.8", choices=DEALER_PAYS),
-    Option("allow_pass", "flag", "R6.3"),
-    Option("match_end", "one_of", "R6.5", choices=MATCH_ENDS),
-    Option("deals", "deals", "R4.5", bounds=(1, 10_000)),
-    Option("max_rounds", "whole", "R4.4", bounds=(1, 1_000)),
-    Option("entry", "whole", "R9.2", bounds=MONEY),
-    Option("payout", "whole", "R9.3", bounds=MONEY),
-    Option("horse_price", "whole", "R9.4", bounds=MONEY),  # a variant's default None: entry // 3
+    Option("combinations", "combinations", "R2", default=FOSTER_COMBINATIONS),
+    Option("tie_break", "one_of", "R3.3", choices=TIE_BREAKS, default="dealer"),
+    Option("discard", "one_of", "R5.3", choices=DISCARDS, default="table"),
+    Option("stand_after_trade", "flag", "R5.6", default=False),
+    Option("dealer_pays", "one_of", "R5.8", choices=DEALER_PAYS, default="foster"),
+    Option("allow_pass", "flag", "R6.3", default=True),
+    Option("match_end", "one_of", "R6.5", choices=MATCH_ENDS, default="whiskey"),
+    Option("deals", "deals", "R4.5", bounds=(1, 10_000), default=1),
+    Option("max_rounds", "whole", "R4.4", bounds=(1, 1_000), default=10),
+    Option("entry", "whole", "R9.2", bounds=MONEY, default=12),
+    Option("payout", "whole", "R9.3", bounds=MONEY, default=1),
+    Option("horse_price", "whole", "R9.4", bounds=MONEY, default=4),  # a variant's default None: entry // 3
     Option("deck_size", "one_of", "R1.1", choices=(52, 32), default=52),
     Option("reward", "one_of", "R12", choices=REWARDS, default="counters"),
 )
@@ -191,20 +192,20 @@ class Rules:
     """Every option of one variant, with R12 defaults filled in (built by :func:`commerce_env.rules.make_rules`)."""
 
     variant: str = DEFAULT_VARIANT
-    combinations: frozenset[str] = FOSTER_COMBINATIONS
-    tie_break: str = "dealer"
-    discard: str = "table"
-    stand_after_trade: bool = False
-    dealer_pays: str = "foster"
-    allow_pass: bool = True
-    match_end: str = "whiskey"
-    deals: int | str = 1
-    max_rounds: int = 10
-    entry: int = 12
-    payout: int = 1
-    horse_price: int = 4
-    deck_size: int = 52
-    reward: str = "counters"
+    combinations: frozenset[str] = OPTION_RECORDS["combinations"].default
+    tie_break: str = OPTION_RECORDS["tie_break"].default
+    discard: str = OPTION_RECORDS["discard"].default
+    stand_after_trade: bool = OPTION_RECORDS["stand_after_trade"].default
+    dealer_pays: str = OPTION_RECORDS["dealer_pays"].default
+    allow_pass: bool = OPTION_RECORDS["allow_pass"].default
+    match_end: str = OPTION_RECORDS["match_end"].default
+    deals: int | str = OPTION_RECORDS["deals"].default
+    max_rounds: int = OPTION_RECORDS["max_rounds"].default
+    entry: int = OPTION_RECORDS["entry"].default
+    payout: int = OPTION_RECORDS["payout"].default
+    horse_price: int = OPTION_RECORDS["horse_price"].default
+    deck_size: int = OPTION_RECORDS["deck_size"].default
+    reward: str = OPTION_RECORDS["reward"].default
 
     def __post_init__(self) -> None:
         for name in OPTION_BOUNDS:  # R12: rules built directly are bounded as make_rules bounds them
