@@ -84,6 +84,14 @@ class Game(Settling, Snapshots):
         ACT: ("Your turn", "is to play"), REPLY: ("Your turn to answer the offer", "is answering an offer")})
 
     @classmethod
+    def deal_decisions_bound(cls, num_players: int, rules: Rules) -> int:
+        """A bound on the decisions of one deal (OpenSpiel's observation tensor sizes its history by
+        it): at most three per turn (an act, a reply, a stand choice), ``max_rounds`` turns each
+        (R4.4), plus room for R8.3's last exchanges, the widow dealer's choice and R9.4's horse.
+        One bound for every variant, so that one tensor layout reads all; a variant may override it."""
+        return 3 * num_players * rules.max_rounds + num_players + 2
+
+    @classmethod
     def return_bounds(cls, num_players: int, rules: Rules) -> tuple[float, float]:
         """Bounds (not always reached) on a player's return over a match (OpenSpiel's utilities)."""
         n = num_players

@@ -54,10 +54,8 @@ def game_type(variant: str) -> pyspiel.GameType:
 
 
 def deal_steps(num_players: int, rules: Rules) -> int:
-    """A bound on the decisions of one deal: at most three per turn (an act, a reply,
-    a stand choice), ``max_rounds`` turns each (R4.4), plus R8.3's last exchanges,
-    the widow dealer's choice and R9.4's horse."""
-    return 3 * num_players * rules.max_rounds + num_players + 2
+    """A bound on the decisions of one deal: the variant's own (the observation tensor's history rows)."""
+    return ENGINES[rules.variant].deal_decisions_bound(num_players, rules)
 
 
 def utility_bounds(num_players: int, rules: Rules) -> tuple[float, float]:
