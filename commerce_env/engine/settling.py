@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..hands import CATEGORIES, category_index, hand_key, key_array, key_list, keys_of
-from ..options import UNTIL_OUT
 from .phases import OVER, SHOW
-from .settlement import Showdown, best_hands, divide, worst_hand
+from .settlement import Payments, Showdown, best_hands
 
 
-class Settling:
+class Settling(Payments):
     """The showdown, settlement, the end of a deal and of a match, rewards (mixed into ``Game``)."""
 
     flush_ends_deal = False  # R7.3: a flush is declared at once (My Ship Sails)
@@ -86,22 +85,6 @@ class Settling:
         """Hook: the variant's payments at the showdown."""
         raise NotImplementedError
 
-    def winners(self, values: Sequence[int]) -> list[int]:
-        return best_hands(values, self.order, self.rules.tie_break)
-
-    def worst(self, values: Sequence[int], among: Sequence[int] | None = None) -> int:
-        return worst_hand(values, self.order, self.rules.tie_break, among)
-
-    def _pay_pool(self, winners: Sequence[int]) -> None:
-        """The pool to the winner, or divided among ``split`` winners (R3.5)."""
-        for seat, amount in divide(self.pool, winners, self.order).items():
-            self.counters[seat] += amount
-        self.pool = 0
-
-    def _transfer(self, payer: int, payee: int, amount: int = 1) -> None:
-        self.counters[payer] -= amount
-        self.counters[payee] += amount
-
     def _end_deal(self, counted: bool) -> None:
         """After a deal's payments: players out, the match's end, the next deal."""
         self.current_player = None
@@ -125,36 +108,6 @@ class Settling:
             self._end_match()
         else:
             self._deal_next()
-
-    def _own_end(self, newly_out: list[int]) -> bool:
-        """R6.5 / R7.5 `match_end`; sets the losers of the outcome reward."""
-        if not self.rules.has_lives:
-            return False
-        if self.rules.match_end == "whiskey":
-            if newly_out:
-                self.match_losers = [self.worst(self.values, among=newly_out)]
-                return True
-            return False
-        in_game = [s for s in range(self.num_players) if not self.out[s]]
-        if len(in_game) <= 1:
-            self.match_losers = [s for s in range(self.num_players) if s not in in_game]
-            return True
-        return False
-
-    def _deals_reached(self) -> bool:
-        deals = self.rules.deals
-        return deals != UNTIL_OUT and self.deals_played >= deals
-
-    def _deal_next(self) -> None:
-        """R3.2 / R4.5: the deal passes left to the next player still in the game."""
-        n = self.num_players
-        seat = self.dealer
-        for _ in range(n):
-            seat = (seat + 1) % n
-            if not self.out[seat]:
-                break
-        self.dealer = seat
-        self._deal()
 
     def _deal(self) -> None:
         """Start the next deal.  A deal settled as it is dealt (a dealt flush, R7.3) ends
@@ -189,42 +142,6 @@ class Settling:
         self.phase = OVER
         self.current_player = None
         self._legal_cache = []
-
-    def _end_match(self) -> None:
-        self._halt()
-        if not self.match_losers:
-            balances = self.balances()
-            lowest = min(balances)
-            if lowest != max(balances):
-                self.match_losers = [s for s in range(self.num_players) if balances[s] == lowest]
-        self._pay_rewards()
-        if self.rules.reward == "outcome" and self.match_losers:
-            losers = self.match_losers
-            others = [s for s in range(self.num_players) if s not in losers]
-            for s in losers:
-                self._add_reward(s, -1.0 / len(losers))
-            for s in others:
-                self._add_reward(s, 1.0 / len(others))
-
-    def _pay_rewards(self) -> None:
-        """Counter rewards: each player's net change since the last payment."""
-        if self.rules.reward != "counters":
-            return
-        paid = self._paid
-        for seat, now in enumerate(self.balances()):
-            if now != paid[seat]:
-                self._add_reward(seat, float(now - paid[seat]))
-                paid[seat] = now
-
-    def _add_reward(self, seat: int, amount: float) -> None:
-        self.pending_rewards[seat] += amount
-        self.total_rewards[seat] += amount
-
-    def take_rewards(self) -> list[float]:
-        """Rewards earned since the last call (the env pays them on a step)."""
-        rewards = self.pending_rewards
-        self.pending_rewards = [0.0] * self.num_players
-        return rewards
 
     def returns(self) -> list[float]:
         """Total rewards of the match so far, per seat."""

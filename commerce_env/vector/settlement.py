@@ -1,5 +1,4 @@
-"""Payments and the ends of deals and matches in a row (the batched twin of engine/settlement.py,
-and of the parts of engine/settling.py a variant's settlement calls).
+"""Payments and the ends of deals and matches in a row (the batched twin of engine/settlement.py).
 
 Ties and the worst hand (R3.3-R3.4), dividing a pool (R3.5), transfers and rewards, going on to
 the next deal or ending the match (R3.2, R4.5), and the default end of a deal (R6.5, R7.5).

@@ -113,6 +113,23 @@ def test_each_variant_has_its_kernel_module_beside_its_engine_module(name):
     assert kernel.VARIANT is variant_info(name)
 
 
+# The readable payments whose batched twins are named otherwise (the batched ones say what they return).
+PAYMENT_TWINS = {"winners": "winner", "worst": "worst_hand"}
+
+
+def test_the_payments_pair_module_for_module():
+    # engine/settlement.py's Payments and vector/settlement.py: the same payments and ends (R3-R4.5),
+    # and the readable showdown's module (engine/settling.py) holds none of them itself.
+    from commerce_env.engine import settlement, settling
+
+    batched = importlib.import_module("commerce_env.vector.settlement")
+    readable = {name for name, value in vars(settlement.Payments).items() if callable(value)}
+    assert readable
+    twins = {PAYMENT_TWINS.get(name, name.lstrip("_")) for name in readable}
+    assert twins <= {name for name, value in vars(batched).items() if callable(value)}
+    assert not readable & set(vars(settling.Settling))
+
+
 def test_agents_use_only_the_public_api_of_the_batched_engine():
     # BatchEngine's state and kernels are private: agents use its methods, kernel_state() and
     # commerce_env.vector.access inside compiled loops.
