@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from .expert_rounds import (
 from .pretrain import fit_policy
 from .run_envs import build_model, make_vec_env, warm_start
 from .run_folder import RunFolder
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 POLICY = "policy.zip"  # a round's MaskablePPO model (the run's own checkpoint: unpickled on resume)
 MODEL = "model"  # a round's network in the safe format
@@ -74,7 +77,7 @@ def fit(policy: Any, data: ExpertDecisions, targets: np.ndarray, epochs: int, ba
 class ExpertIteration:
     """The rounds of one run (the module docstring); :meth:`run_rounds` plays those not yet recorded."""
 
-    def __init__(self, config: Any, run: RunFolder, quiet: bool = False):
+    def __init__(self, config: TrainConfig, run: RunFolder, quiet: bool = False):
         self.config, self.run, self.quiet = config, run, quiet
         self.section = config.expert_iteration
         self.out = run.path
@@ -214,7 +217,7 @@ class ExpertIteration:
         return entries
 
 
-def train_expert(config: Any, run: RunFolder, quiet: bool = False) -> dict[str, Any]:
+def train_expert(config: TrainConfig, run: RunFolder, quiet: bool = False) -> dict[str, Any]:
     """The rounds (resumed where the record ends), then the last round kept exported to ``model/``
     with the config's test-time search and evaluated as every run; returns the final report."""
     import torch
