@@ -63,29 +63,11 @@ KIND_NONE, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 
 
 @inlined
-def random_legal_action(rows, g, masks):
-    """The random policy's move in game ``g``: a uniform draw among its legal actions (``masks[g]``)
-    from the game's own generator, so a game's play does not depend on the other games; -1 if none.
-    Inlined into its callers (as ``commerce_env.vector.row.inlined``): as a call, counting a reference
-    on each array it is given, it cost the compiled opponent loop some 14%."""
-    count = 0
-    for a in range(NUM_ACTIONS):
-        count += masks[g, a]
-    pick = access.random_below(rows, g, count)
-    for a in range(NUM_ACTIONS):
-        if masks[g, a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
-
-
-@inlined
 def scripted_move(rows, g, params, keys, masks, pips, seat, kind, threshold, ship, barter):
     """The move of a compiled opponent of ``kind`` (``KIND_RANDOM``, ``KIND_GREEDY`` at ``threshold``
     with ``barter``) for ``seat`` to act in game ``g``."""
     if kind == KIND_RANDOM:
-        return random_legal_action(rows, g, masks)
+        return access.random_legal_action(rows, g, masks)
     return greedy_move(rows, g, params, keys, masks, pips, seat, threshold, ship, barter)
 
 

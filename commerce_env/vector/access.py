@@ -14,7 +14,8 @@ The row's layout may change (:mod:`.row`); these functions and their meaning do 
 * moves: ``apply_action(rows, g, params, keys, masks, pack, action)`` (``Game.apply`` of a legal
   action, ``masks[g]``), ``start_match(rows, g, params, keys, masks, dealer, pack)`` (a new
   match), ``take_reward(rows, g, params, seat)``, ``drop_rewards(rows, g, params)``,
-  ``random_below(rows, g, bound)`` (a draw from the game's own generator).  Each move leaves
+  ``random_below(rows, g, bound)`` (a draw from the game's own generator), ``random_legal_action(rows,
+  g, masks)`` (the random policy's move, from the same generator).  Each move leaves
   ``masks[g]`` fresh; ``pack`` is an int64 scratch array of 52, reused from call to call.
 
 Why accessors and not a compiled "play these policies" entry point here: the policies are agents,
@@ -51,7 +52,7 @@ from .row import (  # noqa: F401 - the phases, as the phase column numbers them,
     kernel,
 )
 from .settling import finished_for  # noqa: F401 - part of the API
-from .shuffle import random_below  # noqa: F401 - part of the API
+from .shuffle import random_below, random_legal_action  # noqa: F401 - part of the API
 
 
 class KernelState(NamedTuple):

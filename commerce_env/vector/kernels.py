@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.actions import NUM_ACTIONS
 from .game import apply_action, start_match, supply_pack
 from .observation import O_PHASE, encode, known_cards
 from .row import G_AWAITING, G_OVER, OVER, P_DECK_SIZE, P_NUM_PLAYERS, P_REWARDS_AT, kernel
 from .settlement import take_rewards
 from .settling import finished_for
-from .shuffle import random_below
+from .shuffle import random_legal_action
 
 __all__ = ["O_PHASE", "OVER", "finished_games", "known_games", "observe_games", "random_play", "reset_games",
            "step_games", "supply_packs"]  # O_PHASE + OVER: where an observation says the match is over
@@ -72,16 +71,9 @@ def random_play(st, p, keys, steps, masks, totals):
         for g in range(st.shape[0]):
             if st[g, G_OVER]:
                 start_match(st, g, p, keys, masks, 0, pack)
-            count = 0
-            for a in range(NUM_ACTIONS):
-                count += masks[g, a]
-            pick = random_below(st, g, count)
-            for a in range(NUM_ACTIONS):
-                if masks[g, a]:
-                    if pick == 0:
-                        apply_action(st, g, p, keys, masks, pack, a)
-                        break
-                    pick -= 1
+            action = random_legal_action(st, g, masks)
+            if action >= 0:
+                apply_action(st, g, p, keys, masks, pack, action)
             decisions += 1
             for s in range(n):
                 totals[g, s] += st[g, at + s]
