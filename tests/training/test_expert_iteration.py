@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,11 +20,14 @@ from test_training_config import VALUES  # noqa: E402
 
 from agents.learned import load_agent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
+from commerce_env.rules import VARIANTS  # noqa: E402
 from training import expert_iteration, expert_rounds  # noqa: E402
 from training.config import validate  # noqa: E402
 from training.expert_data import Collector, ExpertDecisions  # noqa: E402
 from training.expert_rounds import accepted_round, improves, read_record, stalled  # noqa: E402
 from training.train import train  # noqa: E402
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "train"
 
 
 def tiny(tmp_path, **section) -> dict:
@@ -200,6 +204,22 @@ def test_rounds_that_do_not_improve_are_set_aside_and_stop_the_run(tmp_path, fak
     start = load_agent(tmp_path / "run/rounds/round_000/model")
     x = np.random.default_rng(1).random((3, start.layers[0][0].shape[0])).astype(np.float32)
     assert np.allclose(exported.logits(x), start.logits(x))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_variants_config_runs_a_round(variant, tmp_path, fake_measures):
+    # The trainer runs from a config on every variant: its own, shrunk to a round of a few decisions.
+    import yaml
+
+    config = yaml.safe_load((CONFIGS / f"expert_iteration_{variant}.yaml").read_text())
+    assert config["env"]["variant"] == variant
+    config.update(output=str(tmp_path / "run"), evaluation={"final_deals": 0})
+    config["training"]["progress_bar"] = False
+    config["expert_iteration"].update(rounds=1, decisions_per_round=8, parts=1, worlds=2, games=2, epochs=1,
+                                      measure_deals=2)
+    report = train(validate(config), quiet=True)
+    assert report["expert_iteration"]["rounds"] == 1
+    assert [entry["round"] for entry in read_record(tmp_path / "run")] == [0, 1]
 
 
 def test_the_stop_rule():
