@@ -110,8 +110,10 @@ def ratio_difference_test(rewards_a: np.ndarray, deals_a: np.ndarray, rewards_b:
                  - (rewards_b - mean_b * deals_b) / deals_b.mean())
     spread = influence.std(ddof=1)
     difference = mean_a - mean_b
-    if spread <= 1e-12 * max(1.0, abs(difference)):
-        return 1.0 if abs(difference) <= 1e-12 else 0.0
+    # Rounding's spread, relative to the rewards' size (so that rescaling every reward changes nothing)
+    scale = max(np.abs(rewards_a).max() / deals_a.mean(), np.abs(rewards_b).max() / deals_b.mean())
+    if spread <= 1e-12 * scale:
+        return 1.0 if abs(difference) <= 1e-12 * scale else 0.0
     z = difference / (spread / math.sqrt(rewards_a.size))
     return float(math.erfc(abs(z) / math.sqrt(2.0)))
 
