@@ -163,9 +163,11 @@ def test_no_process_outlives_an_arena_that_is_interrupted_or_killed(tmp_path, ho
     script.write_text(_ARENA_SCRIPT)
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
+    # The arena as a terminal starts it: a hang-up kills it (a test runner started under nohup ignores
+    # SIGHUP, and its children would inherit that)
     arena = subprocess.Popen([sys.executable, str(script), str(pid_file)], cwd=root, stderr=subprocess.DEVNULL,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join([root, here])},
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     escaped = None
     try:
         escaped = _wait_for_file(pid_file, 120)
