@@ -59,6 +59,22 @@ class Run:
     every: int
     folder: Path  # scratch space for the algorithm (models, logs); not committed
     checkpoint: Callable[[int, Any], None]
+    start: int = 0
+    """steps already trained and measured: a run stopped midway goes on from its state (:meth:`save_state`)"""
+
+    @property
+    def state(self) -> Path:
+        """Where an algorithm that can resume keeps its state (``start`` > 0: restore it from there)."""
+        return self.folder / "resume"
+
+    def save_state(self, steps: int, save: Callable[[Path], Any]) -> None:
+        """After the checkpoint at ``steps`` is measured: ``save(folder)`` writes the algorithm's state, then
+        the steps are noted, last, so that a state cut off while being written is never read back."""
+        import shutil
+
+        shutil.rmtree(self.state, ignore_errors=True)  # the run's own previous state
+        save(self.state)
+        (self.state / "steps").write_text(f"{steps} of {self.budget}")
 
 
 # ------------------------------------------------------------------ the algorithms
@@ -162,7 +178,10 @@ def rllib_ppo(run: Run) -> None:
     started = connect(None, config.ray.num_cpus)
     try:
         algo = algorithm_config(config).build_algo()
-        steps, next_checkpoint = 0, run.every
+        steps = run.start
+        if steps:
+            algo.restore_from_path(run.state.resolve())  # its own state (pickled by RLlib), written below
+        next_checkpoint = (steps // run.every + 1) * run.every
         while steps < run.budget:
             steps = max(sampled_steps(algo.train()), steps)
             if steps >= next_checkpoint or steps >= run.budget:
@@ -170,6 +189,7 @@ def rllib_ppo(run: Run) -> None:
                     next_checkpoint += run.every
                 _, weights, meta = policy_agent(algo, config, steps)
                 run.checkpoint(steps, save_model(run.folder / "checkpoints" / f"step_{steps}", weights, meta))
+                run.save_state(steps, lambda folder: algo.save_to_path(folder.resolve()))
         algo.stop()
     finally:
         shutdown(started)
@@ -211,6 +231,12 @@ def run_reference(agent: str, variant: str, deals: int, results: Path = RESULTS,
     return path
 
 
+def resumable(folder: Path, steps: int, budget: int) -> bool:
+    """Whether the run in ``folder`` saved its state at its last measured checkpoint, ``steps`` of ``budget``."""
+    noted = folder / "resume" / "steps"
+    return noted.is_file() and noted.read_text() == f"{steps} of {budget}"
+
+
 def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, scratch: Path,
              results: Path = RESULTS, panel: tuple[str, ...] = PANEL) -> Path:
     """Train and measure one (algorithm, variant, seed), unless its record is cached; its folder."""
@@ -222,9 +248,12 @@ def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, s
         return cell
     cell.mkdir(parents=True, exist_ok=True)
     curve = cell / "curve.jsonl"
-    curve.write_text("")  # an unfinished run is trained again from the start: its points go with it
     folder = scratch / algorithm / variant / f"seed_{seed}"
-    clock = {"train": 0.0, "since": time.perf_counter()}
+    points = [json.loads(line) for line in curve.read_text().splitlines()] if curve.is_file() else []
+    start = points[-1]["steps"] if points and resumable(folder, points[-1]["steps"], budget) else 0
+    if not start:
+        curve.write_text("")  # an unfinished run that kept no state is trained again: its points go with it
+    clock = {"train": points[-1]["train_seconds"] if start else 0.0, "since": time.perf_counter()}
 
     def checkpoint(steps: int, network: Any) -> None:
         clock["train"] += time.perf_counter() - clock["since"]
@@ -237,7 +266,7 @@ def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, s
             out.write(json.dumps(point) + "\n")
         clock["since"] = time.perf_counter()
 
-    ALGORITHMS[algorithm](Run(algorithm, variant, seed, budget, max(budget // 10, 1), folder, checkpoint))
+    ALGORITHMS[algorithm](Run(algorithm, variant, seed, budget, max(budget // 10, 1), folder, checkpoint, start))
     clock["train"] += time.perf_counter() - clock["since"]
     record.write_text(json.dumps({"algorithm": algorithm, "variant": variant, "seed": seed, "budget": budget,
                                   "deals": deals, "panel": list(panel), "opponents": OPPONENTS,

@@ -105,6 +105,30 @@ def test_rllib_ppo_is_measured_at_its_checkpoints(tmp_path):
     assert json.loads((cell / "run.json").read_text())["budget"] == 8_000
 
 
+@pytest.mark.ray
+def test_an_rllib_run_stopped_midway_goes_on_from_its_saved_state(tmp_path, monkeypatch):
+    pytest.importorskip("ray.rllib")
+    save_state, saved = algorithms.Run.save_state, []
+
+    def save_then_stop(run, steps, save):
+        save_state(run, steps, save)
+        saved.append(steps)
+        if len(saved) == 1:
+            raise KeyboardInterrupt  # the machine stopped after the first checkpoint
+
+    monkeypatch.setattr(algorithms.Run, "save_state", save_then_stop)
+    starts, rllib_ppo = [], algorithms.ALGORITHMS["rllib_ppo"]
+    monkeypatch.setitem(algorithms.ALGORITHMS, "rllib_ppo", lambda run: (starts.append(run.start), rllib_ppo(run)))
+    arguments = ("rllib_ppo", "trade_barter", 0, 8_000, 4, tmp_path / "scratch", tmp_path / "results", ("random",))
+    with pytest.raises(KeyboardInterrupt):
+        algorithms.run_cell(*arguments)
+    cell = algorithms.run_cell(*arguments)
+    steps = [json.loads(line)["steps"] for line in (cell / "curve.jsonl").read_text().splitlines()]
+    assert starts == [0, saved[0]]  # the second run restored the first's state
+    assert steps[0] == saved[0] and steps == sorted(set(steps)) and steps[-1] >= 8_000
+    assert json.loads((cell / "run.json").read_text())["budget"] == 8_000
+
+
 def test_a_reference_is_measured_once_on_the_curves_deals_and_reported_as_a_line(tmp_path):
     pytest.importorskip("open_spiel")
     results = tmp_path / "results"
@@ -160,3 +184,40 @@ def test_the_aggregate_is_the_same_each_time_it_is_made_and_leaves_numpys_genera
     first = algorithms_report.iqm(scores)
     assert np.random.random() == expected_draw  # the caller's stream goes on as if iqm had not run
     assert algorithms_report.iqm(scores) == first
+
+
+def test_a_run_stopped_midway_goes_on_from_its_saved_state(tmp_path, monkeypatch):
+    # A run of hours, on a machine stopped without warning: an algorithm that saves its state at each
+    # measured checkpoint (Run.save_state) goes on from the last; one that saves none starts again.
+    calls = []
+
+    def toy(run, stop_at=None, saves=True):
+        from training.ppo import ActorCritic
+
+        calls.append(run.start)
+        network = ActorCritic(algorithms_obs_size(run.variant), [8]).actor
+        for steps in range(run.start + run.every, run.budget + 1, run.every):
+            run.checkpoint(steps, network)
+            if saves:
+                run.save_state(steps, lambda folder: folder.mkdir(parents=True))
+            if steps == stop_at:
+                raise KeyboardInterrupt
+
+    def run(stop_at=None, saves=True, seed=0):
+        monkeypatch.setitem(algorithms.ALGORITHMS, "toy", lambda r: toy(r, stop_at, saves))
+        return algorithms.run_cell("toy", "widow", seed, 40, 4, tmp_path / "scratch", tmp_path / "results",
+                                   ("random",))
+
+    with pytest.raises(KeyboardInterrupt):
+        run(stop_at=12)
+    cell = run()
+    assert calls == [0, 12]
+    curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines()]
+    assert [p["steps"] for p in curve] == [4 * k for k in range(1, 11)]  # each checkpoint once, in order
+    seconds = [p["train_seconds"] for p in curve]
+    assert seconds == sorted(seconds)  # the training time goes on from the stopped run's
+    calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        run(stop_at=8, saves=False, seed=1)
+    run(saves=False, seed=1)
+    assert calls == [0, 0]  # no state: trained again from the start
