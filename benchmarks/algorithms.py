@@ -48,6 +48,18 @@ BUDGET = 2_000_000
 DEALS = 200
 
 
+STATE_NOTE = "steps"  # in a run's state folder, written last: the checkpoint the state is of
+
+
+def state_folder(folder: Path) -> Path:
+    """Where the run in ``folder`` keeps the state it resumes from."""
+    return folder / "resume"
+
+
+def state_note(steps: int, budget: int) -> str:
+    return f"{steps} of {budget}"
+
+
 @dataclass
 class Run:
     """One training run as an algorithm sees it."""
@@ -65,7 +77,7 @@ class Run:
     @property
     def state(self) -> Path:
         """Where an algorithm that can resume keeps its state (``start`` > 0: restore it from there)."""
-        return self.folder / "resume"
+        return state_folder(self.folder)
 
     def save_state(self, steps: int, save: Callable[[Path], Any]) -> None:
         """After the checkpoint at ``steps`` is measured: ``save(folder)`` writes the algorithm's state, then
@@ -74,7 +86,7 @@ class Run:
 
         shutil.rmtree(self.state, ignore_errors=True)  # the run's own previous state
         save(self.state)
-        (self.state / "steps").write_text(f"{steps} of {self.budget}")
+        (self.state / STATE_NOTE).write_text(state_note(steps, self.budget))
 
 
 # ------------------------------------------------------------------ the algorithms
@@ -233,8 +245,8 @@ def run_reference(agent: str, variant: str, deals: int, results: Path = RESULTS,
 
 def resumable(folder: Path, steps: int, budget: int) -> bool:
     """Whether the run in ``folder`` saved its state at its last measured checkpoint, ``steps`` of ``budget``."""
-    noted = folder / "resume" / "steps"
-    return noted.is_file() and noted.read_text() == f"{steps} of {budget}"
+    noted = state_folder(folder) / STATE_NOTE
+    return noted.is_file() and noted.read_text() == state_note(steps, budget)
 
 
 def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, scratch: Path,
