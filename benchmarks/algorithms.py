@@ -350,9 +350,11 @@ def main(argv: list[str] | None = None) -> int:
                           + ("nothing measured: the run's checkpoints are not in the scratch folder" if found is None
                              else f"{found['margin']:+.3f} [{found['ci95'][0]:+.3f}, {found['ci95'][1]:+.3f}]"),
                           flush=True)
-    from .algorithms_report import report
+    from .algorithms_report import publish, report
 
-    print("\n".join(report(results, algorithms, variants, plots=not args.quick)))
+    print("\n".join(report(results, algorithms, variants)))
+    if not args.quick:  # the page is the whole cache's, whichever cells this run chose
+        publish(results, list(ALGORITHMS), list(VARIANTS))
     return 0
 
 

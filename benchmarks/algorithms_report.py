@@ -113,9 +113,29 @@ def normalised_scores(results: Path, algorithms: list[str],
     return scores, scaled
 
 
-def report(results: Path, algorithms: list[str], variants: list[str], plots: bool = True) -> list[str]:
-    """The table as lines; with ``plots``, also the curves (PNGs), the summary (JSON) and the table
-    (``algorithms.md``, which the benchmark page includes) in docs/benchmark/."""
+def report(results: Path, algorithms: list[str], variants: list[str]) -> list[str]:
+    """The table of the chosen algorithms and variants as lines (what a run prints)."""
+    lines = _summarise(results, algorithms, variants)[0]
+    return lines or ["no finished run in the cache yet"]
+
+
+def publish(results: Path, algorithms: list[str], variants: list[str]) -> None:
+    """The curves (PNGs), the summary (JSON) and the table (``algorithms.md``, which the benchmark page
+    includes) in docs/benchmark/, of every algorithm and variant given: the whole table each time, so that
+    a run of one cell never writes a page of that cell alone."""
+    _, table, rows, summary, scaled = _summarise(results, algorithms, variants)
+    if not summary:
+        return
+    DOCS.mkdir(parents=True, exist_ok=True)
+    for variant in variants:
+        _plot(results, algorithms, variant, DOCS / f"algorithms_{variant}.png")
+    (DOCS / "algorithms.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (DOCS / "algorithms.md").write_text(_page(table, rows, results, algorithms, variants, scaled))
+
+
+def _summarise(results: Path, algorithms: list[str],
+               variants: list[str]) -> tuple[list[str], list[str], list[str], dict[str, Any], list[str]]:
+    """The printed lines, the IQM table's rows, the per-variant rows, the JSON summary and the scaled variants."""
     lines, table, summary = [], [], {}
     scores, scaled = normalised_scores(results, algorithms, variants)
     if scores:
@@ -149,13 +169,7 @@ def report(results: Path, algorithms: list[str], variants: list[str], plots: boo
             rows.append(f"| {variant} | `{algorithm}` | {len(runs)} | " + " | ".join(
                 _seeds_cell(finals[level]) for level in LEVELS) + " | " + " | ".join(
                 _reach_cell(steps[level]) for level in LEVELS) + f" | {np.mean(minutes):.1f} | {exploited} |")
-    if plots and summary:
-        DOCS.mkdir(parents=True, exist_ok=True)
-        for variant in variants:
-            _plot(results, algorithms, variant, DOCS / f"algorithms_{variant}.png")
-        (DOCS / "algorithms.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (DOCS / "algorithms.md").write_text(_page(table, rows, results, algorithms, variants, scaled))
-    return lines or ["no finished run in the cache yet"]
+    return lines, table, rows, summary, scaled
 
 
 def _exploited(cell: Path) -> str:

@@ -90,7 +90,7 @@ def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys, algorithm):
     curve = (tmp_path / "quick_results" / algorithm / "trade_barter" / "seed_0" / "curve.jsonl").read_text()
     steps = [json.loads(line)["steps"] for line in curve.splitlines()]
     assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_192  # measured along the way and at the end
-    assert report(tmp_path / "nothing", ["ppo"], ["widow"], plots=False) == ["no finished run in the cache yet"]
+    assert report(tmp_path / "nothing", ["ppo"], ["widow"]) == ["no finished run in the cache yet"]
 
 
 @pytest.mark.ray
@@ -145,9 +145,9 @@ def test_a_reference_is_measured_once_on_the_curves_deals_and_reported_as_a_line
 def _cell(results, algorithm, variant, seed, over_greedy):
     cell = results / algorithm / variant / f"seed_{seed}"
     cell.mkdir(parents=True)
-    (cell / "run.json").write_text(json.dumps({"train_seconds": 60.0}))
+    (cell / "run.json").write_text(json.dumps({"train_seconds": 60.0, "budget": 10, "deals": 4}))
     row = {"margin": over_greedy, "ci95": [over_greedy - 0.1, over_greedy + 0.1]}
-    point = {"steps": 10, "margins": {"greedy": row}}
+    point = {"steps": 10, "margins": {"greedy": row, "search": row}}
     (cell / "curve.jsonl").write_text(json.dumps(point) + "\n")
 
 
@@ -169,9 +169,25 @@ def test_scores_are_normalised_by_greedys_lead_over_random_and_sweep_seeds_stay_
     scores, scaled = algorithms_report.normalised_scores(results, ["ppo"], ["widow", "pool", "old_game"])
     assert scaled == ["widow", "pool"]  # the old game has no unit measured
     assert scores["ppo"].shape == (3, 2) and (scores["ppo"] == 0.5).all()  # 1.0 / 2.0 and 0.25 / 0.5
-    lines = report(results, ["ppo"], ["widow", "pool"], plots=False)
+    lines = report(results, ["ppo"], ["widow", "pool"])
     assert "+0.500 [+0.500, +0.500]" in lines[1] and "3 seed(s) x 2" in lines[1]
     assert any(line.startswith("ppo widow: 3 seed(s)") for line in lines)
+
+
+def test_a_report_of_one_variant_still_publishes_the_whole_table(tmp_path, monkeypatch, capsys):
+    # `--report --variants widow` prints widow's rows but must not write a page of widow alone
+    results, docs = tmp_path / "results", tmp_path / "docs"
+    monkeypatch.setattr(algorithms, "RESULTS", results)
+    monkeypatch.setattr(algorithms_report, "DOCS", docs)
+    for variant in ("widow", "pool"):
+        _unit(results, variant, 1.0)
+        _cell(results, "ppo", variant, 0, 0.5)
+    assert algorithms.main(["--report", "--algorithms", "ppo", "--variants", "widow"]) == 0
+    printed = capsys.readouterr().out
+    assert "ppo widow:" in printed and "ppo pool:" not in printed  # the run's own choice, printed
+    page = (docs / "algorithms.md").read_text()
+    assert "| widow | `ppo` |" in page and "| pool | `ppo` |" in page
+    assert {"widow", "pool"} <= set(json.loads((docs / "algorithms.json").read_text())["ppo"])
 
 
 def test_the_aggregate_is_the_same_each_time_it_is_made_and_leaves_numpys_generator_alone():
