@@ -308,11 +308,19 @@ def _broken(process: _SeatProcess, name: str, seat: int | None, why: str) -> Exc
     return _failure(name, seat, "BadReply", why)
 
 
+def shown(text: str) -> str:
+    """An agent's text as the arena may print or write it: each character that is not printable (a
+    line break, a terminal's escape sequence, a direction mark) written as its escape, so that an
+    agent cannot put lines into a terminal or a report that look like the arena's."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _reply_error(kind: str, text: str, name: str, seat: int | None, expected: str) -> Exception:
     """The error a seat's process reported (``E``), or a failure for a message that is not ``expected``."""
     if kind == "E":
         error, _, message = text.partition("\n")
-        return _failure(name, seat, error[:100] or "Exception", message[:TEXT_LIMIT])
+        error = "".join(c for c in error[:100] if c.isidentifier() or c.isdigit() or c == ".")
+        return _failure(name, seat, error or "Exception", shown(message[:TEXT_LIMIT]))
     return _failure(name, seat, "BadReply", f"its process sent {kind + text[:60]!r}, not {expected}")
 
 
@@ -343,7 +351,7 @@ class RemoteAgent:
         if kind == "A" and _ACTION.fullmatch(text):
             return int(text)  # checked by the arena's Seat: an action number, legal now
         if kind == "B":  # the agent returned something that is not an integer: shown as its repr
-            return _NotAnAction(text[:200])
+            return _NotAnAction(shown(text[:200]))
         raise _reply_error(kind, text, self.name, self._seat, "an action")
 
     def close(self) -> None:

@@ -44,20 +44,28 @@ class ModuleSpec(str):
 
     It is a string (its name at the table is its text), so configs and reports treat it as one;
     only its type carries the permission.  ``ModuleSpec("my_agents:MyAgent")`` in Python code is
-    how a caller allows its own module explicitly."""
+    how a caller allows its own module explicitly.
 
-    __slots__ = ()
+    ``folder``: where the module is imported from, added to the path of the process that builds
+    the agent only, just before the import (the command line gives the current folder).  The
+    arena's own process never puts it on its path: with ``--isolate``, nothing in that folder
+    (the module, or a file named as one the standard library looks for) runs outside the seats'
+    processes."""
 
-    def __new__(cls, text: str) -> ModuleSpec:
+    folder: str | None
+
+    def __new__(cls, text: str, folder: str | None = None) -> ModuleSpec:
         text = str(text).strip()
         if not is_module_text(text):
             raise ValueError(f"{text!r} is not module:attribute (e.g. my_agents:MyAgent; a module named "
                              f"{' or '.join(RESERVED)} cannot be named this way)")
         _yaml_as_text()
-        return super().__new__(cls, text)
+        made = super().__new__(cls, text)
+        made.folder = None if folder is None else os.fspath(folder)
+        return made
 
     def __reduce__(self) -> tuple:
-        return ModuleSpec, (str(self),)
+        return ModuleSpec, (str(self), self.folder)
 
     @property
     def module(self) -> str:
@@ -88,25 +96,25 @@ def allowed(module: str, modules: Collection[str] | None) -> bool:
     return modules is None or any(module == name or module.startswith(name + ".") for name in modules)
 
 
-def allow_modules(spec: Any, modules: Collection[str] | None) -> Any:
-    """``spec`` with a ``module:attribute`` name made a :class:`ModuleSpec` when ``modules`` allows
-    its module (``None``: every module, for a spec the user typed on the command line); a module
-    not allowed is a ``ValueError`` naming ``--allow-module``.  Text with arguments
-    (``my_agents:MyAgent(depth=3)``) becomes ``{"agent": ModuleSpec(...), "depth": 3}``; any other
-    spec is returned as it is."""
+def allow_modules(spec: Any, modules: Collection[str] | None, folder: str | None = None) -> Any:
+    """``spec`` with a ``module:attribute`` name made a :class:`ModuleSpec` (imported from ``folder``)
+    when ``modules`` allows its module (``None``: every module, for a spec the user typed on the
+    command line); a module not allowed is a ``ValueError`` naming ``--allow-module``.  Text with
+    arguments (``my_agents:MyAgent(depth=3)``) becomes ``{"agent": ModuleSpec(...), "depth": 3}``; any
+    other spec is returned as it is."""
     if isinstance(spec, ModuleSpec):
         return spec
     if isinstance(spec, str):
         parsed = read_spec(spec)
         if isinstance(parsed, Mapping):
-            return allow_modules(parsed, modules) if is_module_text(parsed["agent"]) else spec
+            return allow_modules(parsed, modules, folder) if is_module_text(parsed["agent"]) else spec
         if not is_module_text(parsed):
             return spec
         if not allowed(parsed.partition(":")[0], modules):
             raise refusal(parsed)
-        return ModuleSpec(parsed)
+        return ModuleSpec(parsed, folder)
     if isinstance(spec, Mapping) and isinstance(spec.get("agent"), str) and is_module_text(spec["agent"]):
-        return {**spec, "agent": allow_modules(spec["agent"], modules)}
+        return {**spec, "agent": allow_modules(spec["agent"], modules, folder)}
     return spec
 
 
@@ -122,26 +130,19 @@ def command_line_specs(text: str) -> list[Any]:
 
 
 def command_line_spec(spec: Any) -> Any:
-    """A spec the user typed: ``module:attribute`` allowed, and the current folder importable as
-    ``python -m`` makes it (``commerce`` is a console script, whose path starts at its own folder)."""
-    spec = allow_modules(spec, None)
-    if holds_module_agent(spec):
-        use_current_folder()
-    return spec
-
-
-def use_current_folder() -> None:
-    """Make the modules of the current folder importable, as ``python -m`` does (a console script's
-    path starts at its own folder); after the installed packages, so that none of them is shadowed.
-    Processes started with ``spawn`` (the isolated arena's, workers) inherit the path."""
-    if not {"", os.getcwd()} & set(sys.path):
-        sys.path.append(os.getcwd())
+    """A spec the user typed: ``module:attribute`` allowed, imported from the current folder as
+    ``python -m`` would (``commerce`` is a console script, whose path starts at its own folder), by
+    the process that builds the agent only (:attr:`ModuleSpec.folder`)."""
+    return allow_modules(spec, None, os.getcwd())
 
 
 def build(spec: ModuleSpec, **kwargs: Any) -> Agent:
     """The agent ``spec`` names: its class or factory called with ``kwargs``, or its instance (which
     takes no arguments; every seat then shares it).  Importing the module runs its code."""
     module_name, _, attribute = spec.partition(":")
+    folder = getattr(spec, "folder", None)
+    if folder is not None and folder not in sys.path:
+        sys.path.append(folder)  # after the installed packages, so that none of them is shadowed
     try:
         target: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

@@ -48,11 +48,7 @@ def positive_minutes(text: str) -> float:
 
 
 def allowed_modules(args: argparse.Namespace) -> list[str]:
-    """The modules ``--allow-module`` lets the config name agents of (importable from the current folder)."""
-    if args.allow_module:
-        from agents.module_agents import use_current_folder
-
-        use_current_folder()
+    """The modules ``--allow-module`` lets the config name agents of (imported from the current folder)."""
     return list(args.allow_module)
 
 

@@ -9,6 +9,7 @@ anything runs, and an error names the key and the bad value (``ppo.lerning_rate`
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,12 +250,13 @@ def validate(data: Any, source: str = "config", allow_modules: Collection[str] =
 
 def allow_agents(c: TrainConfig, modules: Collection[str], source: str) -> None:
     """Each ``module:attribute`` of the pool, the baselines and the teacher made a spec that may import
-    its module when ``modules`` allows it (:func:`agents.module_agents.allow_modules`), else refused."""
+    its module when ``modules`` allows it (:func:`agents.module_agents.allow_modules`), else refused.
+    The module is imported from the current folder (or ``PYTHONPATH``) by the process that builds it."""
     from agents.module_agents import allow_modules
 
     def allow(entry: Any, key: str) -> Any:
         try:
-            return allow_modules(entry, modules)
+            return allow_modules(entry, modules, os.getcwd())
         except ValueError as error:
             raise ValueError(f"{source}: {key}: {error}") from None
 

@@ -252,6 +252,53 @@ def test_an_answer_of_non_ascii_digits_is_a_named_bad_reply():
     assert (error.agent, error.error) == ("superscript", "BadReply") and "A²" in error.message
 
 
+# ----------------------------------------------------------- an agent's text cannot forge the arena's lines
+_FORGED = "its bug\n\x1b[1A\x1b[2K| 1 | greedy-FORGED | +9.999 |\u202e"
+
+
+class ForgesLines(MisbehavesAt):
+    """Raises an error whose type name and text hold a line break, a terminal's escapes and a table row."""
+
+    name = "forges"
+    at = 3
+
+    def misbehave(self):
+        raise type("Boom\x1b[2K|forged", (Exception,), {})(_FORGED)
+
+
+class _Forged:
+    def __repr__(self):
+        return "7\n\x1b[2Kwrote result.json"
+
+
+class ReturnsAForgedRepr(MisbehavesAt):
+    """Returns, at its 3rd decision, an object whose repr holds a line break and an escape."""
+
+    name = "forged_repr"
+    at = 3
+
+    def act(self, view):
+        type(self).decisions += 1
+        return _Forged() if type(self).decisions == self.at else GreedyAgent.act(self, view)
+
+
+def test_an_isolated_agents_error_text_is_shown_escaped_on_one_line():
+    from agents.arena import crash_warning
+
+    crash = run_arena([ForgesLines(), "greedy"], games=8, isolate=True, **ARENA)["crash"]
+    assert crash["agent"] == "forges" and crash["error"] == "Boom2Kforged"  # a type name: identifier characters
+    warning = crash_warning(crash, 0)
+    assert not any(mark in warning for mark in ("\n", "\r", "\x1b", "\u202e"))
+    assert "\\x1b[2K| 1 | greedy-FORGED" in crash["message"]  # what it sent, its escapes written out
+
+
+def test_an_isolated_agents_bad_action_is_shown_escaped_on_one_line():
+    crash = run_arena([ReturnsAForgedRepr(), "greedy"], games=8, isolate=True, **ARENA)["crash"]
+    assert crash["agent"] == "forged_repr" and crash["error"] == "BadActionError"
+    assert "\n" not in crash["message"] and "\x1b" not in crash["message"]
+    assert "7\\n\\x1b[2Kwrote result.json" in crash["message"]
+
+
 # ----------------------------------------------------------- the in-process guard
 class SwitchesOffTheGuard(GreedyAgent):
     """Switches the engine guard off, then makes its own hand the best at every showdown."""
@@ -301,6 +348,34 @@ def test_an_isolated_module_agent_is_imported_in_its_seats_processes_only(tmp_pa
     assert result["crash"] is None
     importers = {int(path.suffix[1:]) for path in tmp_path.glob("imported.*")}
     assert importers and os.getpid() not in importers  # its module-level code never ran in the arena's process
+
+
+_PLANTED = '''
+import os
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), f"planted.{os.getpid()}"), "w").close()
+raise ModuleNotFoundError("not here")
+'''
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="python -P (no current folder on the path) is 3.11's")
+def test_files_in_an_isolated_agents_folder_run_in_its_seats_processes_only(tmp_path):
+    # Files named as modules the standard library tries (msvcrt, _winapi: Windows', looked for and not
+    # found elsewhere) sit beside the untrusted agent. Started as the `commerce` script is (no current
+    # folder on the path), the arena's own process must not find them: only the seats' processes import
+    # from the agent's folder.
+    (tmp_path / "noted_agents.py").write_text(_NOTES_IMPORTS)
+    for planted in ("msvcrt.py", "_winapi.py"):
+        (tmp_path / planted).write_text(_PLANTED)
+    arena = subprocess.Popen([sys.executable, "-P", "-m", "training.cli", "arena", "--isolate", "--agents",
+                              "noted_agents:Noted,greedy", "--variant", "trade_barter", "--players", "2",
+                              "--games", "4", "--seed", "0", "--no-progress"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = arena.communicate(timeout=300)
+    assert arena.returncode == 0, err
+    seats = {int(path.suffix[1:]) for path in tmp_path.glob("imported.*")}
+    planted = {int(path.suffix[1:]) for path in tmp_path.glob("planted.*")}
+    assert seats and arena.pid not in seats
+    assert planted <= seats  # none in the arena's process, none in the keeper
 
 
 # ----------------------------------------------------------- the deals are not the agent's to know
