@@ -176,6 +176,8 @@ def rllib_ppo(run: Run) -> None:
     """RLlib's PPO in self-play (its multi-agent API, a local Ray instance): every seat of an episode is the
     learning policy but for a fifth of the seats, drawn per episode, played by ``greedy``; an env step is
     any seat's decision.  The learning policy is saved at each checkpoint in the safe format."""
+    import torch
+
     from agents.model_files import save_model
     from agents.ray_connect import connect, shutdown
     from training.rllib_config import validate
@@ -187,6 +189,7 @@ def rllib_ppo(run: Run) -> None:
                        "league": {"shared": 0.8, "heuristics": {"greedy": 0.2}},
                        "ray": {"num_cpus": 2, "num_env_runners": 1, "num_envs_per_env_runner": 8},
                        "policy": {"net_arch": [128, 128], "activation": "tanh"}}, "rllib_ppo")
+    torch.set_num_threads(config.training.torch_threads)  # as `commerce train`: two threads collapse beside a busy core
     started = connect(None, config.ray.num_cpus)
     try:
         algo = algorithm_config(config).build_algo()

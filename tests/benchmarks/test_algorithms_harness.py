@@ -96,8 +96,16 @@ def test_the_quick_smoke_run_ends_with_a_table(tmp_path, capsys, algorithm):
 @pytest.mark.ray
 def test_rllib_ppo_is_measured_at_its_checkpoints(tmp_path):
     pytest.importorskip("ray.rllib")
-    cell = algorithms.run_cell("rllib_ppo", "trade_barter", 0, 8_000, 4, tmp_path / "scratch", tmp_path / "results",
-                               ("random",))
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)  # the learner runs in this process: on the config's one thread, as `commerce train`
+    try:
+        cell = algorithms.run_cell("rllib_ppo", "trade_barter", 0, 8_000, 4, tmp_path / "scratch",
+                                   tmp_path / "results", ("random",))
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
     curve = [json.loads(line) for line in (cell / "curve.jsonl").read_text().splitlines()]
     steps = [p["steps"] for p in curve]
     assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] >= 8_000
