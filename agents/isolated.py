@@ -257,7 +257,12 @@ def _receive(conn: Any, process: _SeatProcess, name: str, seat: int | None) -> t
     """One message from a seat's process, parsed here: its kind (a letter) and its text."""
     try:
         data = conn.recv_bytes(REPLY_LIMIT)
-    except (EOFError, OSError) as error:
+    except OSError as error:
+        if str(error) == "bad message length":  # multiprocessing's word for a header above the limit
+            raise _failure(name, seat, "BadReply", f"its process sent a message longer than {REPLY_LIMIT} "
+                           "bytes") from None
+        raise _broken(process, name, seat, f"its process sent no readable message ({error})") from None
+    except EOFError as error:
         raise _broken(process, name, seat, f"its process sent no readable message ({error})") from None
     text = data[1:].decode("utf-8", errors="replace")
     return chr(data[0]) if data else "", text

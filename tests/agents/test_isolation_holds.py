@@ -299,6 +299,26 @@ def test_an_isolated_agents_bad_action_is_shown_escaped_on_one_line():
     assert "7\\n\\x1b[2Kwrote result.json" in crash["message"]
 
 
+class AnswersAtLength(GreedyAgent):
+    """Writes an answer of a megabyte straight into its pipe, then plays on."""
+
+    name = "answers_at_length"
+
+    def act(self, view):
+        for pipe in _pipes():
+            pipe.send_bytes(b"A" + b"1" * 2**20)
+        return super().act(view)
+
+
+def test_an_answer_over_the_length_limit_is_a_named_bad_reply_at_once():
+    # a time limit shorter than any wait for the process's exit code: the failure is the reply's, not a Timeout
+    done = _in_thread(lambda: run_arena([AnswersAtLength(), "greedy"], games=2, isolate=True, time_limit=0.5,
+                                        **ARENA))
+    error = done["error"]
+    assert (error.agent, error.error) == ("answers_at_length", "BadReply")
+    assert str(agents.isolated.REPLY_LIMIT) in error.message
+
+
 # ----------------------------------------------------------- the in-process guard
 class SwitchesOffTheGuard(GreedyAgent):
     """Switches the engine guard off, then makes its own hand the best at every showdown."""
