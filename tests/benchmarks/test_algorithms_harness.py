@@ -38,6 +38,22 @@ def test_a_run_is_measured_at_each_checkpoint_and_never_trained_twice(tmp_path, 
     assert calls == [0, 0]  # another budget is another run
 
 
+def test_a_run_that_stops_measuring_before_the_end_of_its_budget_is_not_recorded(tmp_path, monkeypatch):
+    # its last point would stand in the table as the final policy's
+    def stops_early(run):
+        from training.ppo import ActorCritic
+
+        network = ActorCritic(algorithms_obs_size(run.variant), [8]).actor
+        for steps in range(run.every, run.budget - run.every + 1, run.every):  # no checkpoint in the last tenth
+            run.checkpoint(steps, network)
+
+    monkeypatch.setitem(algorithms.ALGORITHMS, "stops_early", stops_early)
+    with pytest.raises(RuntimeError, match="last checkpoint is at 36 steps of 40"):
+        algorithms.run_cell("stops_early", "widow", 0, 40, 4, tmp_path / "scratch", tmp_path / "results",
+                            ("random",))
+    assert not (tmp_path / "results" / "stops_early" / "widow" / "seed_0" / "run.json").exists()
+
+
 def test_a_search_best_response_measures_the_final_policy_once_and_the_report_shows_it(tmp_path, monkeypatch):
     from benchmarks import algorithms_exploit
     from training.ppo import ActorCritic
