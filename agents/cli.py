@@ -81,8 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     arena.add_argument("--address", default=None, help="with --backend ray: the cluster to join "
                        "(default: RAY_ADDRESS, else a local instance)")
     arena.add_argument("--engine", choices=("auto", "batched", "local"), default="auto",
-                       help="batched: many groups at once on the batched engine (greedy and learned agents, "
-                       "the extra `vector`; same result); auto (default): wherever it applies")
+                       help="batched: many groups at once on the batched engine (greedy, learned agents and search "
+                       "with a number of worlds; the extra `vector`; same result); auto (default): wherever it "
+                       "applies")
     arena.add_argument("--out", default=None, help="folder for result.json, report.md, mean_reward.png")
     arena.add_argument("--force", action="store_true", help="replace result.json, report.md and mean_reward.png "
                        "already in --out (nothing else there is touched)")

@@ -143,7 +143,7 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
                   "card it drew for ready money, for one, R11): *from the observation* is what a responder "
                   "playing from that observation reaches (a local optimum over the whole tree, "
                   "`agents.exact.grouped_best_response`), the share of the exact gain the observation leaves "
-                  f"within reach. Made by `{learned['command']}`.", "",
+                  f"within reach. Made by {learned['command']}.", "",
                   "| game | policy | learner's PPO settings | exact best response's gain | from the observation | "
                   "learned | learned / exact | as dealer | as eldest | env steps |",
                   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -166,7 +166,7 @@ def markdown(results: list[dict[str, Any]], command: str, learned: dict[str, Any
                   "other seat and, for its own later moves, greedy or the policy too: `--continuation agent`), "
                   "measured exactly: its choice at every information state of "
                   "its seat, over the whole tree, against the policy. It needs no training; it plays from the seat "
-                  f"view, which tells apart every state its seat can. Made by `{searched['command']}`.", "",
+                  f"view, which tells apart every state its seat can. Made by {searched['command']}.", "",
                   "| game | policy | its own later moves | exact best response's gain | search | search / exact | "
                   "as dealer | as eldest | worlds | ms a decision |",
                   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -206,11 +206,24 @@ def _which(reports: list[dict[str, Any]], reached: bool) -> str:
 
 
 def _saved(out: Path, pattern: str) -> dict[str, Any] | None:
-    """The reports of every file of ``out`` that ``pattern`` names, in name order, and their commands."""
+    """The reports of every file of ``out`` that ``pattern`` names, in name order, and their commands (as
+    Markdown: each in backticks)."""
     saved = [json.loads(path.read_text()) for path in sorted(out.glob(pattern))]
     if not saved:
         return None
-    return {"command": "`, `".join(s["command"] for s in saved), "reports": [r for s in saved for r in s["reports"]]}
+    return {"command": ", ".join(_made_by(s) for s in saved), "reports": [r for s in saved for r in s["reports"]]}
+
+
+def _made_by(saved: dict[str, Any]) -> str:
+    """A file's command, and what it holds where the command was stopped before its last policy."""
+    words = saved["command"].split()
+    asked = [len(words[words.index(flag) + 1].split(",")) if flag in words else 1
+             for flag in ("--agents", "--variants")]
+    held = [report["agent"] for report in saved["reports"]]
+    made = f"`{saved['command']}`"
+    if len(held) >= asked[0] * asked[1]:
+        return made
+    return f"{made} (stopped after {len(held)} of {asked[0] * asked[1]}: {', '.join(held)})"
 
 
 def main(argv: list[str] | None = None) -> int:

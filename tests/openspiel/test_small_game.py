@@ -133,3 +133,18 @@ def test_the_small_games_section_says_which_best_responses_reach_the_target():
     reports = searched["reports"]
     assert _which(reports, True) == "trade_barter: greedy, cfr+ (2 iterations) (`--continuation agent`)"
     assert _which(reports, False) == "trade_barter: random"
+
+
+def test_a_result_file_stopped_before_its_last_policy_says_what_it_holds(tmp_path):
+    import json
+
+    from benchmarks.small_game import _saved
+
+    command = "python -m training.exploit_small --method search --variants widow --agents greedy,cfr:10,random"
+    (tmp_path / "small_game_search_a.json").write_text(json.dumps({"command": command, "reports": [
+        {"agent": "greedy"}]}))
+    (tmp_path / "small_game_search_b.json").write_text(json.dumps({"command": command.replace(
+        "greedy,cfr:10,random", "greedy"), "reports": [{"agent": "greedy"}]}))
+    made = _saved(tmp_path, "small_game_search_*.json")["command"]
+    assert f"`{command}` (stopped after 1 of 3: greedy), " in made
+    assert made.endswith("--agents greedy`")  # a finished file: its command alone
