@@ -198,9 +198,12 @@ def _which(reports: list[dict[str, Any]], reached: bool) -> str:
     """The policies whose best response reached (or not) the target share, by game (a search best response
     whose own later moves are the policy's says so)."""
     by_game: dict[str, list[str]] = {}
-    for report in reports:
+    named = [(r["variant"], r["agent"], r.get("continuation")) for r in reports]
+    for report, name in zip(reports, named, strict=True):
         if (report["share"] >= TARGET_SHARE) == reached:
             agent = report["agent"] + (" (`--continuation agent`)" if report.get("continuation") == "agent" else "")
+            if named.count(name) > 1 and "steps" in report:  # the same policy at two budgets: say which
+                agent += f" ({report['steps']:,} steps)"
             by_game.setdefault(report["variant"], []).append(agent)
     return "; ".join(f"{game}: {', '.join(agents)}" for game, agents in by_game.items()) or "none"
 

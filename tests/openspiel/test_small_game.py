@@ -148,3 +148,12 @@ def test_a_result_file_stopped_before_its_last_policy_says_what_it_holds(tmp_pat
     made = _saved(tmp_path, "small_game_search_*.json")["command"]
     assert f"`{command}` (stopped after 1 of 3: greedy), " in made
     assert made.endswith("--agents greedy`")  # a finished file: its command alone
+
+
+def test_a_policy_measured_at_two_budgets_is_named_with_each_budget():
+    from benchmarks.small_game import _which
+
+    reports = [{"variant": "widow", "agent": "greedy", "share": 0.6, "steps": 300_000},
+               {"variant": "widow", "agent": "greedy", "share": 0.85, "steps": 2_000_000},
+               {"variant": "widow", "agent": "random", "share": 0.5, "steps": 300_000}]
+    assert _which(reports, False) == "widow: greedy (300,000 steps), greedy (2,000,000 steps), random"
