@@ -43,8 +43,8 @@ def die_with_parent() -> None:
 def serve(conn: Any, pickled_spec: bytes) -> None:
     """Build the agent from its pickled spec, then answer the arena until it stops.  (A user's
     ``module:attribute`` keeps its permission through pickling: :class:`agents.module_agents.ModuleSpec`.)"""
-    if hasattr(os, "setpgid"):
-        os.setpgid(0, 0)
+    if hasattr(os, "setsid"):
+        os.setsid()  # a group of its own, and no controlling terminal: /dev/tty is not the seat's to write
     die_with_parent()
     _quiet()
     parent = os.getppid()

@@ -26,14 +26,16 @@ with the user's permissions (docs/arena.md says what holds and what does not).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import pickle
 import re
 import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from commerce_env.checks import bounded_number
@@ -55,6 +57,23 @@ def check_time_limit(time_limit: object) -> float | None:
     if time_limit is None:
         return None
     return bounded_number("time_limit (None, or seconds a decision)", time_limit, 0, MAX_TIME_LIMIT, above=True)
+
+
+@contextlib.contextmanager
+def _no_current_folder() -> Iterator[None]:
+    """Processes started within put no current folder on their path (``PYTHONSAFEPATH``, Python 3.11+):
+    a spawned process starts as ``python -c``, which would import from the arena's current folder (the
+    untrusted agent's, say) before it takes the arena's path.  The seats add their agent's folder
+    themselves (:attr:`agents.module_agents.ModuleSpec.folder`)."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
 
 
 class AgentProcesses:
@@ -90,7 +109,8 @@ class AgentProcesses:
             self._control, keeper_end = context.Pipe()
             self._keeper = context.Process(target=keep, args=(keeper_end, ends),
                                            name="commerce-agent-keeper")
-            self._keeper.start()
+            with _no_current_folder():
+                self._keeper.start()
             keeper_end.close()
             for theirs, _, _ in ends:
                 theirs.close()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 from commerce_env.files import atomic_write
@@ -15,6 +17,12 @@ def ranking(result: dict) -> list[str]:
     return sorted(result["agents"], key=lambda n: -result["agents"][n]["mean"])
 
 
+def markdown_text(text: str) -> str:
+    """``text`` (an agent's error message among it) as Markdown shows it, letter for letter: no HTML,
+    link, emphasis or table cell made of it."""
+    return re.sub(r"([\\`*_\[\]|~])", r"\\\1", html.escape(text, quote=False))
+
+
 def report_markdown(result: dict) -> str:
     """The Markdown report: the table of agents, then the pairwise tests."""
     lines = [
@@ -25,7 +33,7 @@ def report_markdown(result: dict) -> str:
         f"{'duplicate' if result['duplicate'] else 'plain'} deals; "
         f"{result['deals_per_second']:.1f} deals/s with {result['workers']} worker(s).",
         "",
-        *(f"**Warning:** {w}." for w in result.get("warnings", ())),
+        *(f"**Warning:** {markdown_text(w)}." for w in result.get("warnings", ())),
         *([""] if result.get("warnings") else []),
         "| rank | agent | mean reward per deal | 95% CI | win rate | deals |",
         "|---:|---|---:|---|---:|---:|",

@@ -253,7 +253,7 @@ def test_an_answer_of_non_ascii_digits_is_a_named_bad_reply():
 
 
 # ----------------------------------------------------------- an agent's text cannot forge the arena's lines
-_FORGED = "its bug\n\x1b[1A\x1b[2K| 1 | greedy-FORGED | +9.999 |\u202e"
+_FORGED = "its bug\n\x1b[1A\x1b[2K| 1 | greedy-FORGED | +9.999 |\u202e <table><tr><td>[x](http://y)</td></tr></table>"
 
 
 class ForgesLines(MisbehavesAt):
@@ -284,12 +284,17 @@ class ReturnsAForgedRepr(MisbehavesAt):
 
 def test_an_isolated_agents_error_text_is_shown_escaped_on_one_line():
     from agents.arena import crash_warning
+    from agents.reports import report_markdown
 
-    crash = run_arena([ForgesLines(), "greedy"], games=8, isolate=True, **ARENA)["crash"]
+    result = run_arena([ForgesLines(), "greedy"], games=8, isolate=True, **ARENA)
+    crash = result["crash"]
     assert crash["agent"] == "forges" and crash["error"] == "Boom2Kforged"  # a type name: identifier characters
     warning = crash_warning(crash, 0)
     assert not any(mark in warning for mark in ("\n", "\r", "\x1b", "\u202e"))
     assert "\\x1b[2K| 1 | greedy-FORGED" in crash["message"]  # what it sent, its escapes written out
+    report = report_markdown(result)  # in Markdown: no HTML, link or table cell of the agent's making
+    assert "<table>" not in report and "&lt;table&gt;" in report and "\\[x\\](http://y)" in report
+    assert "\\| 1 \\| greedy-FORGED" in report
 
 
 def test_an_isolated_agents_bad_action_is_shown_escaped_on_one_line():
@@ -377,25 +382,63 @@ raise ModuleNotFoundError("not here")
 '''
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="python -P (no current folder on the path) is 3.11's")
+_LAUNCHER = """import sys
+from training.cli import main
+if __name__ == "__main__":  # as pip's console scripts
+    sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="PYTHONSAFEPATH (no current folder on the path) is 3.11's")
 def test_files_in_an_isolated_agents_folder_run_in_its_seats_processes_only(tmp_path):
     # Files named as modules the standard library tries (msvcrt, _winapi: Windows', looked for and not
-    # found elsewhere) sit beside the untrusted agent. Started as the `commerce` script is (no current
-    # folder on the path), the arena's own process must not find them: only the seats' processes import
-    # from the agent's folder.
-    (tmp_path / "noted_agents.py").write_text(_NOTES_IMPORTS)
-    for planted in ("msvcrt.py", "_winapi.py"):
-        (tmp_path / planted).write_text(_PLANTED)
-    arena = subprocess.Popen([sys.executable, "-P", "-m", "training.cli", "arena", "--isolate", "--agents",
+    # found elsewhere; org: pickle's) sit beside the untrusted agent. Started as the `commerce` script is
+    # (a script's own folder first on its path), neither the arena's process nor any process it starts
+    # but the seats' (the keeper, multiprocessing's resource tracker) may find them.
+    agent_folder, launcher = tmp_path / "agent", tmp_path / "bin" / "commerce_launcher.py"
+    agent_folder.mkdir()
+    launcher.parent.mkdir()
+    launcher.write_text(_LAUNCHER)
+    (agent_folder / "noted_agents.py").write_text(_NOTES_IMPORTS)
+    for planted in ("msvcrt.py", "_winapi.py", "org/__init__.py"):
+        (agent_folder / planted).parent.mkdir(exist_ok=True)
+        (agent_folder / planted).write_text(_PLANTED)
+    arena = subprocess.Popen([sys.executable, str(launcher), "arena", "--isolate", "--agents",
                               "noted_agents:Noted,greedy", "--variant", "trade_barter", "--players", "2",
                               "--games", "4", "--seed", "0", "--no-progress"],
-                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             cwd=agent_folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = arena.communicate(timeout=300)
     assert arena.returncode == 0, err
-    seats = {int(path.suffix[1:]) for path in tmp_path.glob("imported.*")}
-    planted = {int(path.suffix[1:]) for path in tmp_path.glob("planted.*")}
+    seats = {int(path.suffix[1:]) for path in agent_folder.glob("imported.*")}
+    planted = {int(path.suffix[1:]) for path in agent_folder.rglob("planted.*")}
     assert seats and arena.pid not in seats
-    assert planted <= seats  # none in the arena's process, none in the keeper
+    assert planted <= seats  # none in the arena's process, the keeper or the resource tracker
+
+
+class NotesItsSession(GreedyAgent):
+    """Notes its process's id and its session's."""
+
+    name = "notes_session"
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def act(self, view):
+        with open(self.path, "a") as out:
+            out.write(f"{os.getpid()} {os.getsid(0)}\n")
+        return super().act(view)
+
+
+@linux
+def test_a_seat_leads_a_session_of_its_own_with_no_terminal(tmp_path):
+    # so that /dev/tty, the arena's terminal, is not the seat's to write to
+    notes = tmp_path / "sessions"
+    result = run_arena([NotesItsSession(str(notes)), "greedy"], games=2, isolate=True, **ARENA)
+    assert result["crash"] is None
+    seen = {tuple(map(int, line.split())) for line in notes.read_text().splitlines()}
+    assert seen and all(pid == session for pid, session in seen)
+    assert os.getsid(0) not in {session for _, session in seen}
 
 
 # ----------------------------------------------------------- the deals are not the agent's to know
