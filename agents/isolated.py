@@ -48,6 +48,8 @@ __all__ = ["MAX_TIME_LIMIT", "AgentProcesses", "check_time_limit"]
 REPLY_LIMIT = 8192  # bytes of one message from an agent's process; longer ends the run
 START_SECONDS = 120.0  # for the processes to import the project and build their agents
 MAX_TIME_LIMIT = 86_400.0  # the longest time limit per decision, in seconds (a day)
+# The arena's own findings about a seat's process; an agent's exception of one of these names is marked.
+VERDICTS = ("Timeout", "BadReply", "ProcessEnded", "Interrupted", "EngineChanged")
 _ACTION = re.compile(r"-?[0-9]{1,19}")  # ASCII digits only: str.isdigit() also takes "²"
 
 
@@ -344,8 +346,10 @@ def _reply_error(kind: str, text: str, name: str, seat: int | None, expected: st
     """The error a seat's process reported (``E``), or a failure for a message that is not ``expected``."""
     if kind == "E":
         error, _, message = text.partition("\n")
-        error = "".join(c for c in error[:100] if c.isidentifier() or c.isdigit() or c == ".")
-        return _failure(name, seat, error or "Exception", shown(message[:TEXT_LIMIT]))
+        error = "".join(c for c in error[:100] if c.isidentifier() or c.isdigit() or c == ".") or "Exception"
+        if error in VERDICTS:  # the agent's own class of that name: not to be read as the arena's finding
+            error += " (raised by the agent)"
+        return _failure(name, seat, error, shown(message[:TEXT_LIMIT]))
     return _failure(name, seat, "BadReply", f"its process sent {kind + text[:60]!r}, not {expected}")
 
 

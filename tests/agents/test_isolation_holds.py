@@ -297,6 +297,21 @@ def test_an_isolated_agents_error_text_is_shown_escaped_on_one_line():
     assert "\\| 1 \\| greedy-FORGED" in report
 
 
+class RaisesATimeout(MisbehavesAt):
+    """Raises an exception of its own named as the arena's verdict on a late agent."""
+
+    name = "raises_a_timeout"
+    at = 3
+
+    def misbehave(self):
+        raise type("Timeout", (Exception,), {})("it did not answer within the time limit")
+
+
+def test_an_agents_exception_named_as_the_arenas_verdict_is_marked_as_the_agents():
+    crash = run_arena([RaisesATimeout(), "greedy"], games=8, isolate=True, **ARENA)["crash"]
+    assert crash["agent"] == "raises_a_timeout" and crash["error"] == "Timeout (raised by the agent)"
+
+
 def test_an_isolated_agents_bad_action_is_shown_escaped_on_one_line():
     crash = run_arena([ReturnsAForgedRepr(), "greedy"], games=8, isolate=True, **ARENA)["crash"]
     assert crash["agent"] == "forged_repr" and crash["error"] == "BadActionError"
