@@ -284,7 +284,8 @@ def run_cell(algorithm: str, variant: str, seed: int, budget: int, deals: int, s
     every = max(budget // 10, 1)
     ALGORITHMS[algorithm](Run(algorithm, variant, seed, budget, every, folder, checkpoint, start))
     clock["train"] += time.perf_counter() - clock["since"]
-    last = json.loads(curve.read_text().splitlines()[-1])["steps"] if curve.read_text().strip() else 0
+    measured = curve.read_text().splitlines()
+    last = json.loads(measured[-1])["steps"] if measured else 0
     if last <= budget - every:  # a final policy unmeasured would make the table's "final" an earlier one's
         raise RuntimeError(f"{algorithm} {variant} seed {seed}: its last checkpoint is at {last:,} steps of "
                            f"{budget:,}; an algorithm calls run.checkpoint once more at the end of its budget")
