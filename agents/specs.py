@@ -4,6 +4,7 @@ single-agent env's opponents and the training config alike."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -132,7 +133,10 @@ def make_agent(spec: Any, *, variant: str | None = None, num_players: int | None
         except ImportError as error:
             raise ValueError(f"cannot load learned model {path!r}: agents.learned is not available "
                              f"({error})") from None
-        path = spec[len(MODEL_PREFIX):] if spec.startswith(MODEL_PREFIX) else spec
+        try:  # an argument a model does not take is the spec's fault: name it, as for a built-in agent
+            inspect.signature(load_agent).bind(path, variant=variant, num_players=num_players, **kwargs)
+        except TypeError as error:
+            raise ValueError(f"bad arguments {kwargs!r} for the model {path!r}: {error}") from None
         return load_agent(path, variant=variant, num_players=num_players, **kwargs)
     if is_module_text(spec):  # text: it may not import a module
         raise refusal(spec)
