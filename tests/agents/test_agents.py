@@ -231,7 +231,6 @@ def test_registry_and_specs(monkeypatch):
     monkeypatch.undo()
     with pytest.raises(ValueError, match="bad arguments .*bogus.* for the model 'runs/x'"):  # checked before loading
         make_agent({"agent": "model:runs/x", "bogus": 1})
-    monkeypatch.setattr(agents.learned, "load_agent", lambda path, **kw: loaded.append(path) or RandomAgent())
     monkeypatch.setitem(sys.modules, "agents.learned", None)  # as if the module were missing
     with pytest.raises(ValueError, match="agents.learned is not available"):
         make_agent("model:runs/x")
